@@ -1,0 +1,1 @@
+"""Evident: contextualized, multi-view evidence search for an intranet, on OpenSearch."""

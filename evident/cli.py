@@ -1,0 +1,296 @@
+"""The ``evident`` command: services, index set-up, parsing, ingest, worker, API, search, evaluation, demo."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+
+from evident.settings import PROJECT_ROOT, Settings, load_settings
+
+SAMPLE_CORPUS = PROJECT_ROOT / "samples"
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"evident: {message}", file=sys.stderr)
+    return code
+
+
+# -- services --------------------------------------------------------------------------------------
+def cmd_services(args, settings: Settings) -> int:
+    from evident import launcher
+    from evident.services import ServiceError
+
+    try:
+        if args.action == "up":
+            launcher.up(settings)
+        elif args.action == "down":
+            launcher.down(settings)
+    except ServiceError as exc:
+        return _fail(str(exc))
+    report = launcher.status(settings)
+    for _running, line in report.values():
+        print(line)
+    return 0 if args.action == "down" or all(running for running, _ in report.values()) else 1
+
+
+def cmd_init(args, settings: Settings) -> int:
+    from evident.index import connect, init_index, wait_for
+
+    client = connect(settings)
+    wait_for(client, timeout=30)
+    report = init_index(client, settings)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+# -- parse -----------------------------------------------------------------------------------------
+def cmd_parse(args, settings: Settings) -> int:
+    from evident.corpus import CorpusError, discover, load
+    from ingest.blocks import ParseError
+    from ingest.language import Lemmatizer
+    from ingest.pipeline import evidence_for
+    from ingest.views import KeywordStats
+
+    files, errors = discover(args.paths)
+    lemmatizer, stats = Lemmatizer(), KeywordStats()
+    counts: dict[str, int] = {}
+    for item in files:
+        try:
+            parsed, evidence = evidence_for(load(item, settings.ingest.files_base_url), settings.ingest,
+                                            lemmatizer, stats)
+        except (ParseError, OSError, ValueError) as exc:
+            errors.append(CorpusError(item.name, str(exc)))
+            continue
+        for warning in parsed.errors:
+            print(f"warning: {item.name}: {warning}", file=sys.stderr)
+        for e in evidence:
+            counts[e.kind] = counts.get(e.kind, 0) + 1
+            if args.json:
+                print(json.dumps(e.to_dict(), ensure_ascii=False))
+            else:
+                print(f"[{e.kind}] {e.url} | {' > '.join(e.heading_path)}\n    {e.text[:200]}")
+    for err in errors:
+        print(f"error: {err.path}: {err.reason}", file=sys.stderr)
+    print(f"{len(files) - len(errors)} files, {sum(counts.values())} evidence: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), file=sys.stderr)
+    return 1 if errors else 0
+
+
+# -- ingest ----------------------------------------------------------------------------------------
+def cmd_ingest(args, settings: Settings) -> int:
+    from tqdm import tqdm
+
+    from evident.corpus import discover
+    from workers.app import create_app
+    from workers.jobs import JobStore
+    from workers.submit import queue_files, wait_for_job
+
+    files, missing = discover(args.paths)
+    for err in missing:
+        print(f"error: {err.path}: {err.reason}", file=sys.stderr)
+    if not files:
+        return _fail("nothing to ingest")
+    jobs = JobStore.from_url(settings.redis.url)
+    job_id = queue_files(create_app(settings), jobs, files, force=args.force)
+    print(f"job {job_id}: {len(files)} files queued", file=sys.stderr)
+    if args.no_wait:
+        print(job_id)
+        return 0
+    with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr) as bar:
+        def show(status):
+            bar.update(status.done + status.skipped + status.failed - bar.n)
+            bar.set_postfix(failed=status.failed)
+
+        status = wait_for_job(jobs, job_id, args.timeout, on_progress=show)
+    for error in status.errors:
+        print(f"error: {error['file']}: {error['reason']}", file=sys.stderr)
+    print(f"job {job_id}: {status.done} indexed, {status.skipped} unchanged, {status.failed} failed"
+          + ("" if status.finished else " (still running: follow with GET /api/ingest/jobs/" + job_id + ")"),
+          file=sys.stderr)
+    return 0 if status.finished and not status.failed and not missing else 1
+
+
+def cmd_worker(args, settings: Settings) -> int:
+    from workers.app import create_app
+
+    app = create_app(settings)
+    argv = ["worker", "--loglevel", args.loglevel, "--pool", "solo", "--queues", "ingest",
+            "--hostname", f"evident@%h"]
+    app.worker_main(argv)
+    return 0
+
+
+def cmd_serve(args, settings: Settings) -> int:
+    from api.app import create_app
+
+    app = create_app(settings)
+    host = args.host or settings.services.api_host
+    port = args.port or settings.services.api_port
+    print(f"Evident search page: http://{host}:{port}/", file=sys.stderr)
+    app.run(host=host, port=port, threaded=True)
+    return 0
+
+
+# -- search and eval -------------------------------------------------------------------------------
+def make_searcher(settings: Settings):
+    from evident.embedding import Embedder
+    from evident.index import connect
+    from evident.retrieval import Searcher
+    from ingest.language import Lemmatizer
+
+    return Searcher(settings, connect(settings), Embedder(settings.embedding), Lemmatizer())
+
+
+def _overrides(args) -> dict:
+    out = {}
+    for name in ("mode", "fusion", "group"):
+        if getattr(args, name, None):
+            out[name] = getattr(args, name)
+    if getattr(args, "views", None):
+        out["views"] = tuple(v for v in args.views.split(",") if v)
+    if getattr(args, "no_history", False):
+        out["use_history"] = False
+    return out
+
+
+def cmd_search(args, settings: Settings) -> int:
+    from evident.retrieval import SearchRequest
+
+    groups = [g for g in (args.groups or "").split(",") if g]
+    response = make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, groups=groups,
+                                                            **_overrides(args)))
+    if args.json:
+        print(json.dumps(asdict(response), ensure_ascii=False, indent=2))
+        return 0
+    for n, hit in enumerate(response.hits, start=1):
+        print(f"{n:2}. {hit.title}  [{hit.kind}]  {hit.score:.4f}\n    {hit.url}\n    {' > '.join(hit.heading_path)}")
+    print(f"{response.total} pages in {response.took_ms} ms", file=sys.stderr)
+    return 0
+
+
+def cmd_eval(args, settings: Settings) -> int:
+    from tqdm import tqdm
+
+    from evident.evaluation import format_table, load_questions, report, run
+
+    try:
+        questions = load_questions(args.questions)
+    except (OSError, ValueError) as exc:
+        return _fail(str(exc))
+    searcher = make_searcher(settings)
+    with tqdm(total=len(questions), unit="q", desc="eval", file=sys.stderr, disable=args.json) as bar:
+        outcomes = run(searcher, questions, field_name=args.field, overrides=_overrides(args),
+                       progress=lambda n: bar.update(1))
+    result = report(outcomes)
+    if args.misses:
+        for o in outcomes:
+            if o.rank != 1:
+                print(f"miss {o.question['id']} rank={o.rank}: {o.question.get(args.field)} -> "
+                      f"{o.urls[:1]} gold={o.question['gold_urls'][:1]}", file=sys.stderr)
+    print(json.dumps(result, indent=2) if args.json else format_table(result))
+    return 0
+
+
+# -- demo ------------------------------------------------------------------------------------------
+def cmd_demo(args, settings: Settings) -> int:
+    """Start everything, ingest the sample corpus, serve the page and print its URL."""
+    from evident import launcher
+    from evident.services import ServiceError
+
+    try:
+        launcher.up_stores(settings)
+        if cmd_init(args, settings):
+            return 1
+        launcher.up(settings)
+    except ServiceError as exc:
+        return _fail(str(exc))
+    args.paths, args.force, args.no_wait, args.timeout = [str(args.corpus)], False, False, 3600
+    code = cmd_ingest(args, settings)
+    url = f"http://{settings.services.api_host}:{settings.services.api_port}/"
+    try:
+        launcher.wait_http(url + "api/health", timeout=180)
+    except ServiceError as exc:
+        return _fail(f"{exc}; see the logs in {launcher.log_dir(settings)}")
+    print(f"\nEvident is running. Search page: {url}\n(stop with: .venv/bin/evident services down)")
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evident", description=__doc__)
+    parser.add_argument("--config", help="TOML settings file (default: evident.toml or $EVIDENT_CONFIG)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("services", help="start, stop or show local OpenSearch, Redis, worker and API")
+    p.add_argument("action", choices=["up", "down", "status"])
+    p.set_defaults(func=cmd_services)
+
+    p = sub.add_parser("init", help="create or update the index template, alias and search pipelines")
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("parse", help="print the evidence files would give (no services needed)")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--json", action="store_true", help="one JSON object per evidence")
+    p.set_defaults(func=cmd_parse)
+
+    p = sub.add_parser("ingest", help="queue files to the worker and follow the job")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--force", action="store_true", help="re-ingest files that did not change")
+    p.add_argument("--no-wait", action="store_true", help="print the job id and return")
+    p.add_argument("--timeout", type=float, default=3600, help="seconds to follow the job (default 3600)")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("worker", help="run an ingest worker")
+    p.add_argument("--loglevel", default="INFO")
+    p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("serve", help="run the API and search page")
+    p.add_argument("--host")
+    p.add_argument("--port", type=int)
+    p.set_defaults(func=cmd_serve)
+
+    def retrieval_flags(p):
+        p.add_argument("--mode", choices=["bm25", "dense", "hybrid"])
+        p.add_argument("--fusion", choices=["rrf", "minmax"])
+        p.add_argument("--views", help="dense views, comma separated: context,summary,keywords")
+        p.add_argument("--group", choices=["page", "none"])
+        p.add_argument("--no-history", action="store_true", help="ignore earlier turns of a conversation")
+
+    p = sub.add_parser("search", help="search like the API does")
+    p.add_argument("query")
+    p.add_argument("-k", type=int, default=10)
+    p.add_argument("--groups", help="the caller's groups, comma separated")
+    p.add_argument("--json", action="store_true")
+    retrieval_flags(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("eval", help="P@1, hit@5 and MRR over a questions file")
+    p.add_argument("questions", metavar="QUESTIONS.jsonl")
+    p.add_argument("--field", default="completed_question",
+                   help="question field (default completed_question; 'question' uses conversation history)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--misses", action="store_true", help="list the questions whose first result is wrong")
+    retrieval_flags(p)
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("demo", help="start everything, ingest the sample corpus and serve the search page")
+    p.add_argument("--corpus", default=str(SAMPLE_CORPUS), help="folder to ingest (default: samples/)")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        settings = load_settings(args.config)
+    except (OSError, ValueError) as exc:
+        return _fail(f"settings: {exc}")
+    try:
+        return args.func(args, settings)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""Reading a corpus from disk: files to SourceFiles, with what the folder says about them.
+
+A folder may hold ``users.json`` (Confluence account ids -> display names, the
+REST shape ``{"results": [{"accountId", "displayName"}]}``; also looked for in
+the parent folder) and ``manifest.json`` (``{"base": URL, "files": [{"file",
+"url", "title", "lang", "acl"}]}``) giving each file its URL, title, language
+and read groups.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ingest.sources import SourceFile
+
+SIDE_FILES = {"users.json", "manifest.json"}
+SUFFIXES = {".json", ".html", ".htm", ".pdf"}
+
+
+@dataclass
+class CorpusError:
+    path: str
+    reason: str
+
+
+def _load_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: cannot read ({exc})") from exc
+
+
+@lru_cache(maxsize=256)
+def _users_near(folder: Path) -> dict[str, str]:
+    for candidate in (folder / "users.json", folder.parent / "users.json"):
+        if candidate.is_file():
+            data = _load_json(candidate)
+            return {u["accountId"]: u.get("displayName", "") for u in data.get("results", []) if "accountId" in u}
+    return {}
+
+
+@lru_cache(maxsize=256)
+def _manifest_near(folder: Path) -> dict[str, dict]:
+    path = folder / "manifest.json"
+    if not path.is_file():
+        return {}
+    data = _load_json(path)
+    base = data.get("base", "")
+    entries = {}
+    for entry in data.get("files", []):
+        entry = dict(entry)
+        entry.setdefault("url", base + entry["file"])
+        entries[entry["file"]] = entry
+    return entries
+
+
+@dataclass
+class CorpusFile:
+    path: Path
+    name: str  # stable name relative to the folder given (the file name for a single file)
+
+
+def discover(paths: list[str]) -> tuple[list[CorpusFile], list[CorpusError]]:
+    """All candidate files below the given paths, sorted; missing paths are errors."""
+    found: list[CorpusFile] = []
+    errors: list[CorpusError] = []
+    for raw in paths:
+        path = Path(raw).resolve()
+        if path.is_file():
+            found.append(CorpusFile(path, path.name))
+        elif path.is_dir():
+            found += [CorpusFile(p, str(p.relative_to(path.parent)))
+                      for p in sorted(path.rglob("*")) if p.is_file() and p.suffix.lower() in SUFFIXES
+                      and p.name not in SIDE_FILES]
+        else:
+            errors.append(CorpusError(raw, "no such file or folder"))
+    return found, errors
+
+
+def load(item: CorpusFile, files_base_url: str = "") -> SourceFile:
+    """Read one file with its folder's side information."""
+    path = item.path
+    folder = path.parent
+    entry = _manifest_near(folder).get(path.name, {})
+    url = entry.get("url") or (files_base_url + path.name if files_base_url else "")
+    return SourceFile(name=item.name, data=path.read_bytes(), url=url, title=entry.get("title", ""),
+                      lang=entry.get("lang", ""), acl=list(entry.get("acl", [])), users=_users_near(folder))

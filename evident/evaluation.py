@@ -1,0 +1,114 @@
+"""``evident eval``: P@1, hit@5 and MRR by page URL over a questions file, through the same Searcher as the API."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from evident.retrieval import SearchRequest, Searcher, Turn
+
+BREAKDOWNS = ("answer_source", "lang", "complexity", "turn")
+
+
+@dataclass
+class Figures:
+    n: int = 0
+    p_at_1: float = 0.0
+    hit_at_5: float = 0.0
+    mrr: float = 0.0
+
+    def as_dict(self) -> dict:
+        return {"n": self.n, "p_at_1": round(self.p_at_1, 4), "hit_at_5": round(self.hit_at_5, 4),
+                "mrr": round(self.mrr, 4)}
+
+
+def figures(ranks: list[int | None]) -> Figures:
+    """Ranks are 1-based positions of the first gold page, None when it was not returned."""
+    n = len(ranks)
+    if not n:
+        return Figures()
+    return Figures(n=n, p_at_1=sum(r == 1 for r in ranks) / n,
+                   hit_at_5=sum(r is not None and r <= 5 for r in ranks) / n,
+                   mrr=sum(1.0 / r for r in ranks if r) / n)
+
+
+def normalize_url(url: str) -> str:
+    """Wiki results may carry a #heading fragment; a PDF keeps its #page=N."""
+    base, _, fragment = url.partition("#")
+    return url if fragment.startswith("page=") else base
+
+
+def first_gold_rank(urls: list[str], gold: list[str]) -> int | None:
+    gold_set = {normalize_url(g) for g in gold}
+    seen: list[str] = []
+    for url in urls:
+        url = normalize_url(url)
+        if url in seen:
+            continue
+        seen.append(url)
+        if url in gold_set:
+            return len(seen)
+    return None
+
+
+@dataclass
+class Outcome:
+    question: dict
+    rank: int | None
+    urls: list[str] = field(default_factory=list)
+
+
+def load_questions(path: str | Path) -> list[dict]:
+    questions = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            questions.append(json.loads(line))
+        except ValueError as exc:
+            raise ValueError(f"{path}:{n}: not a JSON object ({exc})") from exc
+    return questions
+
+
+def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "completed_question", k: int = 10,
+        overrides: dict | None = None, progress: Callable[[int], None] | None = None) -> list[Outcome]:
+    """Ask each question; with the raw ``question`` field earlier turns of a conversation are its history."""
+    overrides = overrides or {}
+    history: dict[str, list[Turn]] = defaultdict(list)
+    outcomes = []
+    for n, q in enumerate(sorted(questions, key=lambda q: (q.get("conv_id", ""), q.get("turn", 1))), start=1):
+        text = q.get(field_name) or q["question"]
+        conv = q.get("conv_id", q.get("id", ""))
+        turns = history[conv] if field_name == "question" else []
+        groups = [q["restricted_to"]] if q.get("restricted_to") else []
+        response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns), **overrides))
+        urls = [h.url for h in response.hits]
+        outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls))
+        history[conv].append(Turn(text, [{"url": h.url, "title": h.title} for h in response.hits[:3]]))
+        if progress:
+            progress(n)
+    return outcomes
+
+
+def report(outcomes: list[Outcome]) -> dict:
+    result = figures([o.rank for o in outcomes]).as_dict()
+    for name in BREAKDOWNS:
+        groups: dict[str, list[int | None]] = defaultdict(list)
+        for o in outcomes:
+            if name in o.question:
+                groups[str(o.question[name])].append(o.rank)
+        result[f"by_{name}"] = {key: figures(ranks).as_dict() for key, ranks in sorted(groups.items())}
+    return result
+
+
+def format_table(result: dict) -> str:
+    lines = [f"{'':24} {'n':>4} {'P@1':>6} {'hit@5':>6} {'MRR':>6}",
+             f"{'overall':24} {result['n']:>4} {result['p_at_1']:>6.3f} {result['hit_at_5']:>6.3f} "
+             f"{result['mrr']:>6.3f}"]
+    for name in BREAKDOWNS:
+        for key, f in result.get(f"by_{name}", {}).items():
+            lines.append(f"{name + '=' + key:24} {f['n']:>4} {f['p_at_1']:>6.3f} {f['hit_at_5']:>6.3f} "
+                         f"{f['mrr']:>6.3f}")
+    return "\n".join(lines)

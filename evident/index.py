@@ -1,0 +1,110 @@
+"""OpenSearch at the edge: index template, alias, search pipelines, bulk writes of evidence."""
+from __future__ import annotations
+
+import copy
+import json
+import time
+from datetime import datetime, timezone
+
+from opensearchpy import OpenSearch, helpers
+
+from evident.settings import Settings
+from mappings import MAPPINGS_DIR
+
+TEMPLATE_NAME = "evident-evidence"
+VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
+
+
+def connect(settings: Settings) -> OpenSearch:
+    return OpenSearch(hosts=[settings.opensearch.url], timeout=settings.opensearch.timeout,
+                      max_retries=settings.opensearch.max_retries, retry_on_timeout=True)
+
+
+def load_json(name: str) -> dict:
+    return json.loads((MAPPINGS_DIR / name).read_text(encoding="utf-8"))
+
+
+def index_template(dimension: int) -> dict:
+    """The template from mappings/ with the vector size of the configured embedding model."""
+    template = copy.deepcopy(load_json("evidence-template.json"))
+    for name in VECTOR_FIELDS.values():
+        template["template"]["mappings"]["properties"][name]["dimension"] = dimension
+    return template
+
+
+def installed_plugins(client: OpenSearch) -> set[str]:
+    return {row["component"] for row in client.cat.plugins(format="json")}
+
+
+def search_pipelines() -> dict[str, dict]:
+    return {path.stem: json.loads(path.read_text(encoding="utf-8"))
+            for path in sorted((MAPPINGS_DIR / "pipelines").glob("*.json"))}
+
+
+def init_index(client: OpenSearch, settings: Settings) -> dict:
+    """Create or update the template, the alias with its first index, and the search pipelines. Idempotent."""
+    alias = settings.opensearch.index_alias
+    client.indices.put_index_template(name=TEMPLATE_NAME, body=index_template(settings.embedding.dimension))
+    report = {"template": TEMPLATE_NAME, "alias": alias, "created_index": None, "pipelines": []}
+    if not client.indices.exists_alias(name=alias):
+        index = f"{alias}-{datetime.now(timezone.utc):%Y%m%d%H%M%S}"
+        client.indices.create(index=index, body={"aliases": {alias: {}}})
+        report["created_index"] = index
+    if "opensearch-neural-search" in installed_plugins(client):
+        for name, body in search_pipelines().items():
+            client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
+            report["pipelines"].append(name)
+    return report
+
+
+def alias_indices(client: OpenSearch, alias: str) -> list[str]:
+    if not client.indices.exists_alias(name=alias):
+        return []
+    return sorted(client.indices.get_alias(name=alias))
+
+
+def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:
+    source = dict(evidence)
+    source["page_url"] = source["url"]
+    source["indexed_at"] = datetime.now(timezone.utc).isoformat()
+    source.update(vectors)
+    return source
+
+
+def replace_document(client: OpenSearch, settings: Settings, doc_id: str, sources: list[dict]) -> dict:
+    """Write a document's evidence and remove its evidence that no longer exists."""
+    alias = settings.opensearch.index_alias
+    actions = ({"_op_type": "index", "_index": alias, "_id": s["id"], "_source": s} for s in sources)
+    written = 0
+    errors: list[str] = []
+    for ok, item in helpers.streaming_bulk(client, actions, chunk_size=settings.opensearch.bulk_chunk_size,
+                                           max_retries=settings.opensearch.max_retries,
+                                           raise_on_error=False, initial_backoff=1):
+        if ok:
+            written += 1
+        else:
+            errors.append(json.dumps(item)[:500])
+    keep = [s["id"] for s in sources]
+    stale = client.delete_by_query(
+        index=alias, refresh=True, conflicts="proceed",
+        body={"query": {"bool": {"filter": [{"term": {"doc_id": doc_id}}],
+                                 "must_not": [{"ids": {"values": keep}}]}}})
+    return {"written": written, "removed": stale.get("deleted", 0), "errors": errors}
+
+
+def delete_document(client: OpenSearch, settings: Settings, doc_id: str) -> int:
+    result = client.delete_by_query(index=settings.opensearch.index_alias, refresh=True, conflicts="proceed",
+                                    body={"query": {"term": {"doc_id": doc_id}}})
+    return result.get("deleted", 0)
+
+
+def wait_for(client: OpenSearch, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client.cluster.health(wait_for_status="yellow", timeout="5s")
+            return
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(1)

@@ -1,0 +1,299 @@
+"""Retrieval, the one place both the API and the evaluation command search through.
+
+A request goes: follow-up resolution from the conversation -> language and
+lemmas of the query -> BM25 over text, context, lemmas and titles plus k-NN
+over each vector view (one ``_msearch``; or one ``hybrid`` query with a search
+pipeline when neural-search runs) -> fusion (RRF or min-max) -> grouping by
+page -> snippets, facets, pagination. The caller's ACL filter is inside every
+retriever, so a restricted page never reaches the fusion step.
+"""
+from __future__ import annotations
+
+import html
+import re
+import time
+from dataclasses import dataclass, field
+
+from opensearchpy import OpenSearch
+
+from evident.embedding import Embedder
+from evident.index import VECTOR_FIELDS
+from evident.settings import SearchConfig, Settings
+from ingest.language import Lemmatizer, detect_language, stopwords
+
+# Words that make a question lean on the one before it ("and what about TPM?", "wer ist dafür zuständig?").
+_FOLLOW_UP_MARKERS = {
+    "en": {"it", "its", "it's", "they", "them", "their", "that", "this", "those", "these", "there", "he", "she",
+           "his", "her", "him", "one", "ones", "same", "also", "and", "about", "then", "else", "instead"},
+    "de": {"es", "er", "sie", "ihn", "ihm", "ihr", "ihre", "dafür", "dazu", "davon", "dort", "da", "das", "dies",
+           "diese", "dieser", "dessen", "deren", "und", "auch", "denn", "dann", "damit", "darauf", "daran"},
+    "es": {"eso", "esto", "ese", "esa", "ello", "él", "ella", "su", "sus", "y", "también", "allí", "ahí", "lo", "la"},
+}
+_TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
+_SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
+                  "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords"]
+
+
+@dataclass
+class Turn:
+    """An earlier turn of the conversation: what was asked and what was shown."""
+
+    query: str
+    results: list[dict] = field(default_factory=list)  # at least {"url": ..., "title": ...}
+
+
+@dataclass
+class SearchRequest:
+    query: str
+    k: int = 10
+    page: int = 1
+    groups: list[str] = field(default_factory=list)  # the caller's groups; public evidence is always visible
+    history: list[Turn] = field(default_factory=list)
+    filters: dict = field(default_factory=dict)  # space, kind, lang, labels (lists), date_from, date_to
+    mode: str | None = None  # overrides of SearchConfig for this request
+    fusion: str | None = None
+    views: tuple[str, ...] | None = None
+    group: str | None = None
+    use_history: bool | None = None
+
+
+@dataclass
+class Hit:
+    url: str
+    title: str
+    heading_path: list[str]
+    kind: str
+    snippet: str
+    score: float
+    doc_id: str
+    evidence_id: str
+    space: str = ""
+    lang: str = ""
+    breadcrumb: list[str] = field(default_factory=list)
+    more: list[dict] = field(default_factory=list)  # the page's other matching evidence
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    hits: list[Hit]
+    took_ms: int
+    total: int
+    lang: str
+    resolved_query: str
+    facets: dict = field(default_factory=dict)
+
+
+def acl_filter(groups: list[str]) -> dict:
+    """Public evidence (no acl) or evidence shared with one of the caller's groups."""
+    should: list[dict] = [{"bool": {"must_not": {"exists": {"field": "acl"}}}}]
+    if groups:
+        should.append({"terms": {"acl": list(groups)}})
+    return {"bool": {"should": should, "minimum_should_match": 1}}
+
+
+def request_filters(request: SearchRequest) -> list[dict]:
+    clauses = [acl_filter(request.groups)]
+    for name in ("space", "kind", "lang", "labels", "source_type"):
+        values = request.filters.get(name)
+        if values:
+            clauses.append({"terms": {name: [values] if isinstance(values, str) else list(values)}})
+    date_range = {op: request.filters[key] for key, op in (("date_from", "gte"), ("date_to", "lte"))
+                  if request.filters.get(key)}
+    if date_range:
+        clauses.append({"range": {"updated": date_range}})
+    return clauses
+
+
+def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
+    stop = stopwords(lang)
+    return [t for t in lemmatizer.lemmas(text, lang) if t not in stop and (len(t) > 1 or t.isdigit())]
+
+
+@dataclass
+class ResolvedQuery:
+    text: str  # what BM25 and the embedder see
+    carried: list[str]  # terms carried over from earlier turns
+    prior_urls: list[str]  # pages shown for the turn this one follows up on
+    follow_up: bool
+
+
+def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Lemmatizer) -> ResolvedQuery:
+    """Complete an elliptical follow-up from the conversation without an LLM.
+
+    A question is treated as a follow-up when it is short or leans on the one
+    before it (pronouns, "and ...", "what about ..."). Then the key terms of
+    the earlier questions (newest first) are carried over and the pages shown
+    for the last turn become a prior. A self-contained question (long enough
+    and with no such marker) is left alone, so it is not dragged back.
+    """
+    if not history:
+        return ResolvedQuery(query, [], [], False)
+    tokens = [t.lower() for t in _TOKEN.findall(query)]
+    own_terms = content_terms(query, lang, lemmatizer)
+    markers = _FOLLOW_UP_MARKERS.get(lang, set()) | _FOLLOW_UP_MARKERS["en"]
+    leans = any(t in markers for t in tokens[:3]) or any(t in markers for t in tokens if len(t) > 3)
+    follow_up = len(own_terms) <= 3 or leans
+    if not follow_up:
+        return ResolvedQuery(query, [], [], False)
+    carried: list[str] = []
+    own = set(own_terms)
+    for turn in reversed(history[-3:]):
+        turn_lang = detect_language(turn.query)
+        for term in content_terms(turn.query, turn_lang, lemmatizer):
+            if term not in own and term not in carried:
+                carried.append(term)
+    prior = [r["url"] for r in history[-1].results[:1] if r.get("url")]
+    text = query + " " + " ".join(carried) if carried else query
+    return ResolvedQuery(text, carried, prior, True)
+
+
+class Searcher:
+    """Configuration-only init; ``search`` runs one request."""
+
+    def __init__(self, settings: Settings, client: OpenSearch, embedder: Embedder, lemmatizer: Lemmatizer):
+        self.settings = settings
+        self.client = client
+        self.embedder = embedder
+        self.lemmatizer = lemmatizer
+
+    # -- query building -------------------------------------------------------------------------
+    def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict]) -> dict:
+        fields = ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
+        if lang in ("en", "de", "es"):
+            fields += [f"context.{lang}", f"title.{lang}^2", f"text.{lang}^1.5"]
+        should: list[dict] = [
+            {"multi_match": {"query": text, "fields": fields, "type": "most_fields"}},
+        ]
+        if lemmas:
+            should.append({"match": {"lemmas": {"query": " ".join(lemmas), "boost": 1.5}}})
+        return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
+
+    def knn_query(self, view: str, vector: list[float], k: int, filters: list[dict]) -> dict:
+        return {"knn": {VECTOR_FIELDS[view]: {"vector": vector, "k": k,
+                                              "filter": {"bool": {"filter": filters}}}}}
+
+    # -- running --------------------------------------------------------------------------------
+    def search(self, request: SearchRequest) -> SearchResponse:
+        started = time.perf_counter()
+        cfg: SearchConfig = self.settings.search
+        mode = request.mode or cfg.mode
+        fusion = request.fusion or cfg.fusion
+        views = tuple(request.views or cfg.views)
+        group = request.group or cfg.group
+        use_history = cfg.history if request.use_history is None else request.use_history
+
+        lang = detect_language(request.query)
+        resolved = (resolve_follow_up(request.query, request.history, lang, self.lemmatizer)
+                    if use_history else ResolvedQuery(request.query, [], [], False))
+        lemmas = content_terms(resolved.text, lang, self.lemmatizer)
+        filters = request_filters(request)
+        n = max(cfg.candidates, request.k * request.page * 3)
+        alias = self.settings.opensearch.index_alias
+
+        searches: list[dict] = []
+        if mode in ("bm25", "hybrid"):
+            searches.append({"size": n, "_source": _SOURCE_FIELDS,
+                             "query": self.bm25_query(resolved.text, lemmas, lang, filters),
+                             "aggs": {name: {"terms": {"field": name, "size": 20}}
+                                      for name in ("space", "kind", "lang")}})
+        if mode in ("dense", "hybrid"):
+            vector = self.embedder.embed([resolved.text])[0]
+            for view in views:
+                searches.append({"size": n, "_source": _SOURCE_FIELDS,
+                                 "query": self.knn_query(view, vector, n, filters)})
+        body: list[dict] = []
+        for s in searches:
+            body += [{"index": alias}, s]
+        responses = self.client.msearch(body=body)["responses"] if body else []
+        ranked_lists: list[list[dict]] = []
+        facets: dict = {}
+        for response in responses:
+            if "error" in response:
+                raise RuntimeError(f"OpenSearch search failed: {response['error']}")
+            ranked_lists.append(response["hits"]["hits"])
+            for name, agg in response.get("aggregations", {}).items():
+                facets[name] = {b["key"]: b["doc_count"] for b in agg["buckets"]}
+
+        fused = fuse(ranked_lists, fusion, cfg.rrf_k)
+        if resolved.prior_urls:
+            bonus = 0.5 / (cfg.rrf_k + 1) if fusion == "rrf" else 0.1
+            for item in fused:
+                if item["_source"]["url"] in resolved.prior_urls:
+                    item["_score_fused"] += bonus
+            fused.sort(key=lambda h: -h["_score_fused"])
+
+        terms = set(lemmas) | {t.lower() for t in _TOKEN.findall(resolved.text)}
+        hits = group_by_page(fused, terms) if group == "page" else [
+            to_hit(item, item["_score_fused"], terms) for item in fused]
+        start = (request.page - 1) * request.k
+        took = int((time.perf_counter() - started) * 1000)
+        return SearchResponse(query=request.query, hits=hits[start:start + request.k], took_ms=took,
+                              total=len(hits), lang=lang, resolved_query=resolved.text, facets=facets)
+
+
+def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int) -> list[dict]:
+    """Reciprocal rank fusion (sum of 1/(k + rank)) or min-max normalized score sum, by evidence id."""
+    scores: dict[str, float] = {}
+    items: dict[str, dict] = {}
+    for hits in ranked_lists:
+        if not hits:
+            continue
+        top = max(h["_score"] for h in hits)
+        low = min(h["_score"] for h in hits)
+        for rank, hit in enumerate(hits, start=1):
+            key = hit["_id"]
+            items.setdefault(key, hit)
+            if fusion == "rrf":
+                scores[key] = scores.get(key, 0.0) + 1.0 / (rrf_k + rank)
+            else:
+                scores[key] = scores.get(key, 0.0) + ((hit["_score"] - low) / (top - low) if top > low else 1.0)
+    fused = []
+    for key, score in sorted(scores.items(), key=lambda kv: -kv[1]):
+        item = items[key]
+        item["_score_fused"] = score
+        fused.append(item)
+    return fused
+
+
+def snippet(text: str, terms: set[str], width: int = 240) -> str:
+    """A window of the evidence around its first matched term, matched terms in <mark>, HTML-escaped."""
+    if not text:
+        return ""
+    lowered = text.lower()
+    positions = [lowered.find(t) for t in terms if len(t) > 2 and t in lowered]
+    start = max(0, min(positions) - width // 3) if positions else 0
+    window = text[start:start + width]
+    escaped = html.escape(("…" if start else "") + window + ("…" if start + width < len(text) else ""))
+    for term in sorted((t for t in terms if len(t) > 2), key=len, reverse=True):
+        escaped = re.sub(rf"(?<![\w<])({re.escape(html.escape(term))})(?![\w>])", r"<mark>\1</mark>",
+                         escaped, flags=re.IGNORECASE)
+    return escaped
+
+
+def to_hit(item: dict, score: float, terms: set[str]) -> Hit:
+    src = item["_source"]
+    return Hit(url=src["url"], title=src.get("title", ""), heading_path=src.get("heading_path", []),
+               kind=src.get("kind", ""), snippet=snippet(src.get("text", ""), terms), score=round(score, 6),
+               doc_id=src.get("doc_id", ""), evidence_id=src.get("id", item["_id"]), space=src.get("space", ""),
+               lang=src.get("lang", ""), breadcrumb=src.get("breadcrumb", []))
+
+
+# A page's score: its best evidence plus a decaying share of its other matches.
+PAGE_SUPPORT_WEIGHTS = (1.0, 0.35, 0.15)
+
+
+def group_by_page(fused: list[dict], terms: set[str]) -> list[Hit]:
+    pages: dict[str, list[dict]] = {}
+    for item in fused:
+        pages.setdefault(item["_source"]["url"], []).append(item)
+    hits = []
+    for items in pages.values():
+        score = sum(w * it["_score_fused"] for w, it in zip(PAGE_SUPPORT_WEIGHTS, items))
+        hit = to_hit(items[0], score, terms)
+        hit.more = [{"kind": it["_source"].get("kind"), "heading_path": it["_source"].get("heading_path", []),
+                     "snippet": snippet(it["_source"].get("text", ""), terms, 160),
+                     "score": round(it["_score_fused"], 6)} for it in items[1:4]]
+        hits.append(hit)
+    hits.sort(key=lambda h: -h.score)
+    return hits

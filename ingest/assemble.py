@@ -1,0 +1,165 @@
+"""Blocks in, contextualized multi-view evidence out.
+
+Every source shares this step, so every evidence gets the same context (title,
+breadcrumb, heading path, the evidence before and after), the same section
+units and the same views (lemmas, keywords, summary).
+"""
+from __future__ import annotations
+
+from ingest import evidence as kinds
+from ingest.blocks import Block, ParsedDocument
+from ingest.chunking import chunk_text
+from ingest.config import IngestConfig
+from ingest.evidence import Document, Evidence, evidence_id
+from ingest.language import Lemmatizer, detect_language
+from ingest.views import KeywordStats, keywords, summarize
+
+# Kinds that are a reader's neighbours; table rows, whole-page and term evidence borrow theirs.
+_FLOW_KINDS = {kinds.PASSAGE, kinds.LIST, kinds.TABLE, kinds.CODE, kinds.PANEL}
+NEIGHBOUR_WORDS = 40
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+def _clip(text: str, limit: int, from_end: bool = False) -> str:
+    words = text.split()
+    if len(words) <= limit:
+        return text
+    return "… " + " ".join(words[-limit:]) if from_end else " ".join(words[:limit]) + " …"
+
+
+def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: str, next_text: str,
+                  mode: str) -> str:
+    """The text that is indexed and embedded: the raw content inside its context.
+
+    The title comes first (the single largest gain in RAGONITE), then the
+    breadcrumb and heading path, then the content, then its neighbours, so
+    that an embedder that truncates cuts the neighbours, not the content.
+    """
+    if mode == "none":
+        return text
+    if mode == "title":
+        return f"{doc.title}\n{text}"
+    lines = [doc.title]
+    path = [p for p in (*doc.breadcrumb, *heading_path) if p]
+    if path:
+        lines.append(" > ".join(path))
+    lines.append(text)
+    if prev_text:
+        lines.append("Before: " + _clip(prev_text, NEIGHBOUR_WORDS, from_end=True))
+    if next_text:
+        lines.append("After: " + _clip(next_text, NEIGHBOUR_WORDS))
+    return "\n".join(lines)
+
+
+def _split_long(block: Block, config: IngestConfig, lang: str) -> list[Block]:
+    """Blocks longer than the embedder can read are cut with the sentence-aware chunker, inside the block."""
+    if block.kind in (kinds.TABLE_ROW, kinds.TERM) or _words(block.text) <= config.chunk_max_words:
+        return [block]
+    pieces = chunk_text(block.text, lang, config.chunk_max_words, config.chunk_min_words,
+                        config.chunk_overlap_words)
+    return [Block(block.kind, piece, block.heading_path, block.page, {**block.meta, "chunk": i})
+            for i, piece in enumerate(pieces)]
+
+
+def _sections(blocks: list[Block]) -> list[tuple[tuple[str, ...], list[int]]]:
+    """Consecutive blocks under the same heading path form the smallest section unit."""
+    sections: list[tuple[tuple[str, ...], list[int]]] = []
+    for i, block in enumerate(blocks):
+        if block.kind in (kinds.PDF_PAGE, kinds.TERM):
+            continue
+        key = tuple(block.heading_path)
+        if sections and sections[-1][0] == key:
+            sections[-1][1].append(i)
+        else:
+            sections.append((key, [i]))
+    return sections
+
+
+def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lemmatizer,
+                   stats: KeywordStats | None = None) -> list[Evidence]:
+    doc = parsed.document
+    if not doc.lang:
+        doc.lang = detect_language(" ".join(b.text for b in parsed.blocks[:200])[:20000])
+    lang = doc.lang
+    blocks = [piece for block in parsed.blocks
+              if config.table_rows or block.kind != kinds.TABLE_ROW
+              for piece in _split_long(block, config, lang)]
+
+    section_of: dict[int, str] = {}
+    section_blocks: list[tuple[str, list[int]]] = []
+    for n, (path, members) in enumerate(_sections(blocks)):
+        sid = f"{doc.doc_id}#s{n}"
+        section_blocks.append((sid, members))
+        for i in members:
+            section_of[i] = sid
+
+    # Neighbours in reading order over the flow kinds; a row sees its table's neighbours.
+    flow = [i for i, b in enumerate(blocks) if b.kind in _FLOW_KINDS]
+    prev_of: dict[int, str] = {}
+    next_of: dict[int, str] = {}
+    for pos, i in enumerate(flow):
+        prev_of[i] = blocks[flow[pos - 1]].text if pos > 0 else ""
+        next_of[i] = blocks[flow[pos + 1]].text if pos + 1 < len(flow) else ""
+    last_table = None
+    for i, b in enumerate(blocks):
+        if b.kind == kinds.TABLE:
+            last_table = i
+        elif b.kind == kinds.TABLE_ROW and last_table is not None:
+            prev_of[i], next_of[i] = prev_of.get(last_table, ""), next_of.get(last_table, "")
+
+    out: list[Evidence] = []
+
+    def add(kind: str, text: str, heading_path: list[str], page: int | None, meta: dict,
+            section_id: str, prev_text: str, next_text: str) -> None:
+        position = len(out)
+        url = f"{doc.url}#page={page}" if page and doc.source_type == "pdf" else doc.url
+        out.append(Evidence(
+            id=evidence_id(doc.doc_id, kind, position, page or 0),
+            doc_id=doc.doc_id, kind=kind, url=url, title=doc.title, text=text,
+            heading_path=list(heading_path), breadcrumb=list(doc.breadcrumb),
+            section_id=section_id, position=position,
+            context=contextualize(doc, heading_path, text, prev_text, next_text, config.context_mode),
+            prev_text=prev_text, next_text=next_text, lang=lang, acl=list(doc.acl),
+            space=doc.space, labels=list(doc.labels), source_type=doc.source_type,
+            updated=doc.updated, page=page, meta=dict(meta),
+        ))
+
+    for i, b in enumerate(blocks):
+        add(b.kind, b.text, b.heading_path, b.page, b.meta, section_of.get(i, ""),
+            prev_of.get(i, ""), next_of.get(i, ""))
+
+    # Section units: a section of more than one block is also indexed whole (chunked when long).
+    for sid, members in section_blocks:
+        parts = [blocks[i] for i in members if blocks[i].kind != kinds.TABLE_ROW]
+        if len(parts) < 2:
+            continue
+        first = parts[0]
+        text = "\n".join(b.text for b in parts)
+        pieces = [text] if _words(text) <= config.chunk_max_words else chunk_text(
+            text, lang, config.chunk_max_words, config.chunk_min_words, config.chunk_overlap_words)
+        before = prev_of.get(members[0], "")
+        after = next_of.get(members[-1], "")
+        for n, piece in enumerate(pieces):
+            add(kinds.SECTION, piece, first.heading_path, first.page, {"chunk": n}, sid, before, after)
+
+    _add_views(out, lemmatizer, stats, config, doc)
+    return out
+
+
+def _add_views(items: list[Evidence], lemmatizer: Lemmatizer, stats: KeywordStats | None,
+               config: IngestConfig, doc: Document) -> None:
+    lemma_lists = lemmatizer.lemma_lists([e.context for e in items], doc.lang)
+    for item, lemmas in zip(items, lemma_lists):
+        item.lemmas = " ".join(lemmas)
+    if stats is not None:
+        stats.add_documents(lemma_lists)
+    for item, lemmas in zip(items, lemma_lists):
+        item.keywords = keywords(item.text, lemmas, doc.lang, stats=stats, top=config.keyword_count,
+                                 lemmatizer=lemmatizer)
+        if item.kind in (kinds.SECTION, kinds.PASSAGE, kinds.PDF_PAGE, kinds.PANEL, kinds.LIST) \
+                and _words(item.text) > 40:
+            item.summary = summarize(item.text, doc.lang, title=" ".join([doc.title, *item.heading_path]),
+                                     max_sentences=config.summary_sentences)

@@ -1,0 +1,78 @@
+"""The units the product indexes: a source document and its typed evidence."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+
+# Evidence kinds, in the order a reader meets them on a page.
+PASSAGE = "passage"
+LIST = "list"
+TABLE = "table"
+TABLE_ROW = "table_row"
+CODE = "code"
+PANEL = "panel"
+SECTION = "section"
+PDF_PAGE = "pdf_page"
+TERM = "term"
+KINDS = (PASSAGE, LIST, TABLE, TABLE_ROW, CODE, PANEL, SECTION, PDF_PAGE, TERM)
+
+
+@dataclass
+class Document:
+    """One page of a source (a wiki page, an HTML page, a PDF file) and its metadata."""
+
+    doc_id: str  # stable id of the source page, e.g. "confluence:1048790" or "pdf:employee-handbook.pdf"
+    source_type: str  # confluence | html | pdf
+    url: str  # canonical URL of the page (a PDF's evidence adds #page=N)
+    title: str
+    breadcrumb: list[str] = field(default_factory=list)  # ancestor titles, root first
+    space: str = ""
+    labels: list[str] = field(default_factory=list)
+    acl: list[str] = field(default_factory=list)  # groups allowed to read; empty = public
+    lang: str = ""
+    updated: str = ""  # ISO-8601 date of the last version, when known
+    author: str = ""
+
+
+@dataclass
+class Evidence:
+    """A typed unit of a page with the context that makes it findable.
+
+    ``text`` is the raw content (what a snippet shows); ``context`` is the
+    contextualized text that is indexed and embedded (title, breadcrumb,
+    heading path, neighbours around the raw content).
+    """
+
+    id: str
+    doc_id: str
+    kind: str
+    url: str
+    title: str
+    text: str
+    heading_path: list[str] = field(default_factory=list)
+    breadcrumb: list[str] = field(default_factory=list)
+    section_id: str = ""
+    position: int = 0  # order of the evidence within its document
+    context: str = ""
+    prev_text: str = ""
+    next_text: str = ""
+    lang: str = ""
+    acl: list[str] = field(default_factory=list)
+    space: str = ""
+    labels: list[str] = field(default_factory=list)
+    source_type: str = ""
+    updated: str = ""
+    page: int | None = None  # 1-based PDF page
+    keywords: list[str] = field(default_factory=list)
+    summary: str = ""
+    lemmas: str = ""  # lowercased lookup lemmas of the context, space separated
+    meta: dict = field(default_factory=dict)  # kind-specific facts (table/row numbers, OCR confidence, term links)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def evidence_id(doc_id: str, *parts: object) -> str:
+    """Deterministic id from the source and the position, so re-ingesting replaces instead of duplicating."""
+    key = "\x1f".join([doc_id, *map(str, parts)])
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]

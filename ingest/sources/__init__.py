@@ -1,0 +1,35 @@
+"""Source formats behind one small interface: a new source is a new module here.
+
+A source turns one file's bytes into a ParsedDocument (document metadata and
+content blocks in reading order); ``ingest.assemble`` does the rest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ingest.blocks import ParsedDocument
+from ingest.config import IngestConfig
+
+
+@dataclass
+class SourceFile:
+    """A file handed to a source: its bytes plus what the corpus around it says of it."""
+
+    name: str  # relative path or file name; names the input in errors and in default URLs
+    data: bytes
+    url: str = ""  # from a manifest or a base URL; a source may know better (Confluence _links)
+    title: str = ""
+    lang: str = ""
+    acl: list[str] = field(default_factory=list)
+    users: dict[str, str] = field(default_factory=dict)  # Confluence account id -> display name
+
+
+class Source(Protocol):
+    name: str
+
+    def accepts(self, file: SourceFile) -> bool:
+        """True when this source can parse the file (by suffix and a look at the bytes)."""
+
+    def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
+        """Parse or raise ingest.blocks.ParseError naming the file and the reason."""

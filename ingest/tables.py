@@ -1,0 +1,128 @@
+"""Tables as evidence: a cell grid with spans becomes a verbalized table and one verbalized row each.
+
+Row verbalization follows RAGONITE: ``Row 2 in Table 1: Machine is X, and BIOS is Y``.
+Header rows (several, with colspan/rowspan) name the columns; a header column
+names the row.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class Cell:
+    text: str
+    header: bool = False
+    rowspan: int = 1
+    colspan: int = 1
+
+
+def expand_spans(rows: list[list[Cell]]) -> list[list[Cell | None]]:
+    """Lay cells out on a full matrix, repeating a spanning cell in every slot it covers."""
+    matrix: list[list[Cell | None]] = []
+    pending: dict[tuple[int, int], Cell] = {}
+    for r, row in enumerate(rows):
+        out: list[Cell | None] = []
+        col = 0
+        cells = iter(row)
+        while True:
+            if (r, col) in pending:
+                out.append(pending.pop((r, col)))
+                col += 1
+                continue
+            cell = next(cells, None)
+            if cell is None:
+                break
+            for dc in range(max(cell.colspan, 1)):
+                out.append(cell)
+                for dr in range(1, max(cell.rowspan, 1)):
+                    pending[(r + dr, col + dc)] = cell
+            col += max(cell.colspan, 1)
+        # slots still pending at the row's end (rowspans beyond its own cells)
+        while (r, col) in pending:
+            out.append(pending.pop((r, col)))
+            col += 1
+        matrix.append(out)
+    width = max((len(row) for row in matrix), default=0)
+    return [row + [None] * (width - len(row)) for row in matrix]
+
+
+def _header_row_count(matrix: list[list[Cell | None]]) -> int:
+    """Leading rows made of header cells; a blank non-header corner cell (first column) is allowed."""
+    count = 0
+    for row in matrix:
+        cells = [c for c in row if c is not None]
+        if cells and any(c.header for c in cells) and all(
+                c.header or (col == 0 and not c.text.strip()) for col, c in enumerate(row) if c is not None):
+            count += 1
+        else:
+            break
+    if count == len(matrix):  # a table of headers only: treat the first row as the header
+        return min(1, count)
+    return count
+
+
+def _has_header_column(matrix: list[list[Cell | None]], header_rows: int) -> bool:
+    body = matrix[header_rows:]
+    return bool(body) and all(row and row[0] is not None and row[0].header for row in body)
+
+
+def _column_names(matrix: list[list[Cell | None]], header_rows: int) -> list[str]:
+    names = []
+    for col in range(len(matrix[0]) if matrix else 0):
+        parts: list[str] = []
+        for r in range(header_rows):
+            cell = matrix[r][col]
+            text = cell.text.strip() if cell else ""
+            if text and (not parts or parts[-1] != text):
+                parts.append(text)
+        names.append(" ".join(parts))
+    return names
+
+
+def verbalize(rows: list[list[Cell]], table_no: int) -> tuple[str, list[str]]:
+    """Return the whole table verbalized and the list of verbalized body rows."""
+    matrix = expand_spans(rows)
+    if not matrix:
+        return "", []
+    header_rows = _header_row_count(matrix)
+    names = _column_names(matrix, header_rows)
+    header_col = _has_header_column(matrix, header_rows)
+    row_texts: list[str] = []
+    for i, row in enumerate(matrix[header_rows:], start=1):
+        pairs: list[str] = []
+        label = ""  # a header column's value when its column has no name
+        seen: set[int] = set()
+        for col, cell in enumerate(row):
+            if cell is None or id(cell) in seen:
+                continue
+            seen.add(id(cell))
+            value = cell.text.strip()
+            if not value:
+                continue
+            name = names[col] if col < len(names) else ""
+            if header_col and col == 0:
+                if name:
+                    pairs.insert(0, f"{name} is {value}")
+                else:
+                    label = value
+            elif name and name != value:
+                pairs.append(f"{name} is {value}")
+            else:
+                pairs.append(value)
+        if label and not pairs:
+            pairs = [label]
+        elif label and not header_rows:  # "Date is 2025-02-07"
+            pairs = [f"{label} is " + ", ".join(pairs)]
+        elif label:  # blank corner cell: "Main phone: Karlsruhe is X, and Dresden is Y"
+            pairs = [f"{label}: " + ", and ".join(pairs)]
+        if pairs:
+            row_texts.append(f"Row {i} in Table {table_no}: " + ", and ".join(pairs))
+    header_line = ""
+    if header_rows:
+        header_line = f"Table {table_no} columns: " + ", ".join(n for n in names if n) + ". "
+    return (header_line + " ".join(_sentence(t) for t in row_texts)).strip(), row_texts
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?")) else text + "."

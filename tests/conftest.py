@@ -1,0 +1,94 @@
+"""Session fixtures: the real OpenSearch and Redis (started by the project, or reused when running),
+a real Celery worker in a thread, and the sample corpus ingested through it once."""
+from __future__ import annotations
+
+import pytest
+
+from evident.settings import PROJECT_ROOT, Settings, load_settings
+
+SAMPLES = PROJECT_ROOT / "samples"
+TEST_ALIAS = "evident-test"
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    settings = load_settings(environ={})
+    settings.opensearch.index_alias = TEST_ALIAS
+    settings.redis.url = f"redis://127.0.0.1:{settings.services.redis_port}/1"
+    return settings
+
+
+@pytest.fixture(scope="session")
+def stores(settings):
+    """OpenSearch and Redis, started when not running; a fresh test index and Redis database."""
+    from evident import launcher
+    from evident.index import connect, init_index
+    from workers.jobs import JobStore
+
+    launcher.up_stores(settings)
+    client = connect(settings)
+    for index in client.indices.get(index=f"{TEST_ALIAS}-*", ignore_unavailable=True) or {}:
+        client.indices.delete(index=index)
+    init_index(client, settings)
+    JobStore.from_url(settings.redis.url).redis.flushdb()
+    return client
+
+
+@pytest.fixture(scope="session")
+def celery_app(settings, stores):
+    from workers.app import create_app
+
+    return create_app(settings)
+
+
+@pytest.fixture(scope="session")
+def worker(celery_app):
+    """A real Celery worker consuming from the real Redis broker (not eager mode)."""
+    from celery.contrib.testing.worker import start_worker
+
+    import workers.tasks  # noqa: F401 - registers the tasks with the app
+
+    with start_worker(celery_app, pool="solo", concurrency=1, perform_ping_check=False, loglevel="WARNING",
+                      queues=["ingest"], shutdown_timeout=60):
+        yield celery_app
+
+
+@pytest.fixture(scope="session")
+def jobs(settings, stores):
+    from workers.jobs import JobStore
+
+    return JobStore.from_url(settings.redis.url)
+
+
+@pytest.fixture(scope="session")
+def ingest(worker, jobs):
+    """Queue paths through the worker and wait: returns the finished JobStatus."""
+    from evident.corpus import discover
+    from workers.submit import queue_files, wait_for_job
+
+    def run(*paths, force=False, timeout=900):
+        files, missing = discover([str(p) for p in paths])
+        assert not missing, missing
+        job_id = queue_files(worker, jobs, files, force=force)
+        status = wait_for_job(jobs, job_id, timeout)
+        assert status.finished, f"job {job_id} did not finish: {status}"
+        return status
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def sample_corpus(ingest, stores, settings):
+    """The bundled sample corpus, ingested once for the session."""
+    status = ingest(SAMPLES)
+    stores.indices.refresh(index=settings.opensearch.index_alias)
+    return status
+
+
+@pytest.fixture(scope="session")
+def searcher(settings, stores):
+    from evident.embedding import Embedder
+    from evident.retrieval import Searcher
+    from ingest.language import Lemmatizer
+
+    return Searcher(settings, stores, Embedder(settings.embedding), Lemmatizer())

@@ -1,0 +1,89 @@
+"""The ingest pipeline through the real Redis broker, the real Celery worker and the real OpenSearch."""
+from __future__ import annotations
+
+import json
+import shutil
+
+from tests.conftest import SAMPLES
+
+
+def _evidence(client, settings, doc_id=None) -> list[dict]:
+    client.indices.refresh(index=settings.opensearch.index_alias)
+    query = {"term": {"doc_id": doc_id}} if doc_id else {"match_all": {}}
+    result = client.search(index=settings.opensearch.index_alias,
+                           body={"query": query, "size": 10000, "_source": ["id", "doc_id", "kind", "text",
+                                                                            "heading_path", "url"]})
+    return [h["_source"] for h in result["hits"]["hits"]]
+
+
+def test_sample_corpus_ingests_into_typed_evidence(sample_corpus, stores, settings):
+    assert sample_corpus.failed == 0, sample_corpus.errors
+    assert sample_corpus.done == sample_corpus.total >= 7
+    evidence = _evidence(stores, settings)
+    kinds = {e["kind"] for e in evidence}
+    assert {"passage", "list", "table", "table_row", "pdf_page"} <= kinds
+    doc_ids = {e["doc_id"] for e in evidence}
+    assert any(d.startswith("confluence:") for d in doc_ids)
+    assert any(d.startswith("html:") for d in doc_ids)
+    assert any(d.startswith("pdf:") for d in doc_ids)
+    pdf_urls = {e["url"] for e in evidence if e["kind"] == "pdf_page"}
+    assert "https://files.example.org/field-service-manual.pdf#page=2" in pdf_urls
+
+
+def test_reingest_keeps_ids_and_count(sample_corpus, ingest, stores, settings):
+    before = sorted(e["id"] for e in _evidence(stores, settings))
+    status = ingest(SAMPLES, force=True)
+    assert status.failed == 0 and status.done == status.total
+    after = sorted(e["id"] for e in _evidence(stores, settings))
+    assert after == before
+
+
+def test_unchanged_files_are_skipped_when_ingest_runs_again(sample_corpus, ingest):
+    status = ingest(SAMPLES)
+    assert status.skipped == status.total and status.done == 0
+
+
+def _page_with_sections():
+    for path in sorted((SAMPLES / "wiki" / "pages").glob("*.json")):
+        page = json.loads(path.read_text(encoding="utf-8"))
+        if page["body"]["storage"]["value"].count("<h2>") >= 2 and not page["restrictions"]["read"][
+                "restrictions"]["group"]["results"]:
+            return path, page
+    raise AssertionError("the sample corpus needs a page with two h2 sections")
+
+
+def test_removed_section_disappears_after_reingest(worker, ingest, stores, settings, tmp_path):
+    path, page = _page_with_sections()
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "wiki" / "users.json", tmp_path / "users.json")
+    page["id"] = "99" + page["id"]
+    page["_links"]["webui"] += "-copy"
+    (folder / "copy.json").write_text(json.dumps(page), encoding="utf-8")
+    assert ingest(folder).done == 1
+    doc_id = f"confluence:{page['id']}"
+    body = page["body"]["storage"]["value"]
+    last_h2 = body.rindex("<h2>")
+    heading = body[last_h2 + 4:body.index("</h2>", last_h2)]
+    before = _evidence(stores, settings, doc_id)
+    assert any(heading in e["heading_path"] for e in before)
+
+    page["body"]["storage"]["value"] = body[:last_h2]
+    (folder / "copy.json").write_text(json.dumps(page), encoding="utf-8")
+    assert ingest(folder).done == 1
+    after = _evidence(stores, settings, doc_id)
+    assert after and not any(heading in e["heading_path"] for e in after)
+    assert {e["id"] for e in after} < {e["id"] for e in before}
+
+
+def test_bad_files_are_recorded_and_do_not_stop_the_rest(worker, ingest, stores, settings, tmp_path):
+    shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", tmp_path / "good.pdf")
+    (tmp_path / "broken.json").write_text("{ not json", encoding="utf-8")
+    data = (SAMPLES / "pdf" / "field-service-manual.pdf").read_bytes()
+    (tmp_path / "truncated.pdf").write_bytes(data[: len(data) // 3])
+    status = ingest(tmp_path)
+    assert status.total == 3 and status.done == 1 and status.failed == 2
+    reasons = {e["file"].split("/")[-1]: e["reason"] for e in status.errors}
+    assert set(reasons) == {"broken.json", "truncated.pdf"}
+    assert "broken.json" in reasons["broken.json"]
+    assert _evidence(stores, settings, f"pdf:{tmp_path.name}/good.pdf")

@@ -1,0 +1,30 @@
+"""The Celery app, configured from the one settings object."""
+from __future__ import annotations
+
+from celery import Celery
+
+from evident.settings import Settings, load_settings
+
+INGEST_QUEUE = "ingest"
+
+
+def create_app(settings: Settings | None = None) -> Celery:
+    settings = settings or load_settings()
+    app = Celery("evident", broker=settings.redis.url, backend=settings.redis.url, include=["workers.tasks"])
+    app.conf.update(
+        task_default_queue=INGEST_QUEUE,
+        # Long tasks: acknowledge after the work, fetch one at a time, and keep Redis from
+        # re-delivering a task that is still running.
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options={"visibility_timeout": 6 * 3600},
+        broker_connection_retry_on_startup=True,
+        task_track_started=True,
+        result_expires=24 * 3600,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=True,
+        task_send_sent_event=True,
+    )
+    app.evident_settings = settings
+    return app

@@ -1,0 +1,33 @@
+"""Queueing files for the worker and following the job: what ``evident ingest`` and the tests use."""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from celery import Celery
+
+from evident.corpus import CorpusFile
+from workers.jobs import JobStatus, JobStore
+
+
+def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: bool = False) -> str:
+    """One job, one task per file; returns the job id."""
+    job_id = jobs.create(len(files))
+    for item in files:
+        app.send_task("evident.ingest_file", kwargs={"job_id": job_id, "path": str(item.path), "name": item.name,
+                                                    "force": force})
+    return job_id
+
+
+def wait_for_job(jobs: JobStore, job_id: str, timeout: float,
+                 on_progress: Callable[[JobStatus], None] | None = None, interval: float = 0.5) -> JobStatus:
+    deadline = time.monotonic() + timeout
+    while True:
+        status = jobs.status(job_id)
+        if status is None:
+            raise KeyError(f"no ingest job {job_id!r}")
+        if on_progress:
+            on_progress(status)
+        if status.finished or time.monotonic() > deadline:
+            return status
+        time.sleep(interval)

@@ -1,0 +1,150 @@
+"""Ingest tasks: a file in, its evidence embedded and written to OpenSearch, its job counted.
+
+``EvidentTask`` is the base of every task: it times each run, counts outcomes
+into Redis metrics, and retries on OpenSearch or Redis outages with Celery's
+exponential backoff. Bad input is not retried: it is recorded on the job with
+the file and the reason, and the rest of the job goes on.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from celery import Task, shared_task
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from opensearchpy.exceptions import ConnectionTimeout
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from evident.corpus import CorpusFile, load
+from evident.embedding import Embedder
+from evident.index import VECTOR_FIELDS, connect, replace_document, to_source
+from evident.settings import Settings
+from ingest.blocks import ParseError
+from ingest.evidence import Evidence
+from ingest.language import Lemmatizer
+from ingest.pipeline import evidence_for
+from ingest.views import KeywordStats
+from workers.jobs import PREFIX, JobStore
+
+log = logging.getLogger(__name__)
+KEYWORD_STATS_KEY = f"{PREFIX}:keyword-stats"
+
+
+class PipelineContext:
+    """What a worker process loads once: clients, the embedder, the lemmatizer."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.opensearch = connect(settings)
+        self.jobs = JobStore.from_url(settings.redis.url)
+        self.embedder = Embedder(settings.embedding)
+        self.lemmatizer = Lemmatizer()
+
+    def keyword_stats(self) -> KeywordStats:
+        raw = self.jobs.redis.get(KEYWORD_STATS_KEY)
+        return KeywordStats.from_json(raw) if raw else KeywordStats()
+
+    def save_keyword_stats(self, stats: KeywordStats) -> None:
+        self.jobs.redis.set(KEYWORD_STATS_KEY, stats.to_json())
+
+
+class EvidentTask(Task):
+    """Base task: metrics per task name and retries with backoff when a service is down."""
+
+    autoretry_for = (OpenSearchConnectionError, ConnectionTimeout, RedisConnectionError)
+    retry_backoff = 2
+    retry_backoff_max = 120
+    retry_jitter = True
+    max_retries = 6
+    _context: PipelineContext | None = None
+
+    @property
+    def context(self) -> PipelineContext:
+        if EvidentTask._context is None:
+            EvidentTask._context = PipelineContext(self.app.evident_settings)
+        return EvidentTask._context
+
+    def before_start(self, task_id, args, kwargs):
+        self.request.evident_started = time.perf_counter()
+
+    def _measure(self, outcome: str) -> None:
+        started = getattr(self.request, "evident_started", None)
+        jobs = self.context.jobs
+        jobs.metric(self.name, outcome)
+        if started is not None:
+            jobs.metric(self.name, "seconds", time.perf_counter() - started)
+
+    def on_success(self, retval, task_id, args, kwargs):
+        self._measure("succeeded")
+
+    def on_retry(self, exc, task_id, args, kwargs, einfo):
+        self._measure("retried")
+
+    def on_failure(self, exc, task_id, args, kwargs, einfo):
+        self._measure("failed")
+        job_id = kwargs.get("job_id", "")
+        file_name = kwargs.get("name", "")
+        self.context.jobs.record_error(job_id, file_name, f"{type(exc).__name__}: {exc}")
+        self.context.jobs.count(job_id, "failed")
+
+
+def fingerprint(data: bytes, settings: Settings) -> str:
+    """Content plus the settings that shape evidence: a changed config re-ingests everything."""
+    digest = hashlib.sha1(data)
+    digest.update(json.dumps([asdict(settings.ingest), settings.embedding.model], sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def embed_views(embedder: Embedder, items: list[Evidence]) -> list[dict[str, list[float]]]:
+    """Vectors for each view that an evidence has: context always, summary and keywords when present."""
+    vectors: list[dict[str, list[float]]] = [{} for _ in items]
+    view_texts = {
+        "context": [e.context for e in items],
+        "summary": [e.summary for e in items],
+        "keywords": [", ".join(e.keywords) for e in items],
+    }
+    for view, texts in view_texts.items():
+        wanted = [i for i, t in enumerate(texts) if t]
+        for i, vector in zip(wanted, embedder.embed([texts[i] for i in wanted])):
+            vectors[i][VECTOR_FIELDS[view]] = vector
+    return vectors
+
+
+def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> dict:
+    """Parse, embed and write one file; returns what happened (skipped when unchanged since last time)."""
+    settings = ctx.settings
+    source_file = load(item, settings.ingest.files_base_url)
+    print_ = fingerprint(source_file.data, settings)
+    if not force and ctx.jobs.fingerprint(item.name) == print_:
+        return {"file": item.name, "outcome": "skipped"}
+    stats = ctx.keyword_stats()
+    parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
+    ctx.save_keyword_stats(stats)
+    vectors = embed_views(ctx.embedder, evidence)
+    sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
+    result = replace_document(ctx.opensearch, settings, parsed.document.doc_id, sources)
+    if result["errors"]:
+        raise RuntimeError(f"{len(result['errors'])} evidence rejected by OpenSearch: {result['errors'][0]}")
+    ctx.jobs.set_fingerprint(item.name, print_)
+    return {"file": item.name, "outcome": "done", "doc_id": parsed.document.doc_id,
+            "evidence": result["written"], "removed": result["removed"], "warnings": parsed.errors}
+
+
+@shared_task(bind=True, base=EvidentTask, name="evident.ingest_file")
+def ingest_file(self: EvidentTask, *, job_id: str, path: str, name: str, force: bool = False) -> dict:
+    ctx = self.context
+    try:
+        result = index_file(ctx, CorpusFile(Path(path), name), force=force)
+    except (ParseError, OSError, ValueError) as exc:
+        # Bad input: record it with the file and the reason; never retried, never stops the job.
+        ctx.jobs.record_error(job_id, name, str(exc))
+        ctx.jobs.count(job_id, "failed")
+        return {"file": name, "outcome": "failed", "reason": str(exc)}
+    for warning in result.get("warnings", []):
+        ctx.jobs.record_error(job_id, name, f"warning: {warning}")
+    ctx.jobs.count(job_id, result["outcome"])
+    return result
