@@ -11,7 +11,6 @@ from opensearchpy import OpenSearch, helpers
 from evident.settings import Settings
 from mappings import MAPPINGS_DIR
 
-TEMPLATE_NAME = "evident-evidence"
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
 
 
@@ -24,9 +23,10 @@ def load_json(name: str) -> dict:
     return json.loads((MAPPINGS_DIR / name).read_text(encoding="utf-8"))
 
 
-def index_template(dimension: int) -> dict:
-    """The template from mappings/ with the vector size of the configured embedding model."""
+def index_template(alias: str, dimension: int) -> dict:
+    """The template from mappings/ for the alias's indices, with the vector size of the configured model."""
     template = copy.deepcopy(load_json("evidence-template.json"))
+    template["index_patterns"] = [f"{alias}-*"]
     for name in VECTOR_FIELDS.values():
         template["template"]["mappings"]["properties"][name]["dimension"] = dimension
     return template
@@ -44,8 +44,8 @@ def search_pipelines() -> dict[str, dict]:
 def init_index(client: OpenSearch, settings: Settings) -> dict:
     """Create or update the template, the alias with its first index, and the search pipelines. Idempotent."""
     alias = settings.opensearch.index_alias
-    client.indices.put_index_template(name=TEMPLATE_NAME, body=index_template(settings.embedding.dimension))
-    report = {"template": TEMPLATE_NAME, "alias": alias, "created_index": None, "pipelines": []}
+    client.indices.put_index_template(name=alias, body=index_template(alias, settings.embedding.dimension))
+    report = {"template": alias, "alias": alias, "created_index": None, "pipelines": []}
     if not client.indices.exists_alias(name=alias):
         index = f"{alias}-{datetime.now(timezone.utc):%Y%m%d%H%M%S}"
         client.indices.create(index=index, body={"aliases": {alias: {}}})

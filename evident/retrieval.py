@@ -174,6 +174,30 @@ class Searcher:
                                               "filter": {"bool": {"filter": filters}}}}}
 
     # -- running --------------------------------------------------------------------------------
+    def server_side(self, request: SearchRequest) -> bool:
+        """Fuse inside OpenSearch (hybrid query + search pipeline) when configured and both sides are asked."""
+        return self.settings.search.server_side and (request.mode or self.settings.search.mode) == "hybrid"
+
+    def _msearch(self, searches: list[dict]) -> list[dict]:
+        body: list[dict] = []
+        for s in searches:
+            body += [{"index": self.settings.opensearch.index_alias}, s]
+        responses = self.client.msearch(body=body)["responses"] if body else []
+        for response in responses:
+            if "error" in response:
+                raise RuntimeError(f"OpenSearch search failed: {response['error']}")
+        return responses
+
+    def _search_server_side(self, queries: list[dict], n: int, fusion: str, aggs: dict) -> tuple[list[dict], dict]:
+        pipeline = "evident-rrf" if fusion == "rrf" else "evident-minmax"
+        response = self.client.search(index=self.settings.opensearch.index_alias, params={"search_pipeline": pipeline},
+                                      body={"size": n, "_source": _SOURCE_FIELDS, "aggs": aggs,
+                                            "query": {"hybrid": {"queries": queries}}})
+        hits = response["hits"]["hits"]
+        for hit in hits:
+            hit["_score_fused"] = hit["_score"]
+        return hits, _facets(response)
+
     def search(self, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         cfg: SearchConfig = self.settings.search
@@ -189,33 +213,24 @@ class Searcher:
         lemmas = content_terms(resolved.text, lang, self.lemmatizer)
         filters = request_filters(request)
         n = max(cfg.candidates, request.k * request.page * 3)
-        alias = self.settings.opensearch.index_alias
 
-        searches: list[dict] = []
-        if mode in ("bm25", "hybrid"):
-            searches.append({"size": n, "_source": _SOURCE_FIELDS,
-                             "query": self.bm25_query(resolved.text, lemmas, lang, filters),
-                             "aggs": {name: {"terms": {"field": name, "size": 20}}
-                                      for name in ("space", "kind", "lang")}})
+        bm25 = self.bm25_query(resolved.text, lemmas, lang, filters) if mode in ("bm25", "hybrid") else None
+        knn: list[dict] = []
         if mode in ("dense", "hybrid"):
             vector = self.embedder.embed([resolved.text])[0]
-            for view in views:
-                searches.append({"size": n, "_source": _SOURCE_FIELDS,
-                                 "query": self.knn_query(view, vector, n, filters)})
-        body: list[dict] = []
-        for s in searches:
-            body += [{"index": alias}, s]
-        responses = self.client.msearch(body=body)["responses"] if body else []
-        ranked_lists: list[list[dict]] = []
+            knn = [self.knn_query(view, vector, n, filters) for view in views]
+        facet_aggs = {name: {"terms": {"field": name, "size": 20}} for name in ("space", "kind", "lang")}
         facets: dict = {}
-        for response in responses:
-            if "error" in response:
-                raise RuntimeError(f"OpenSearch search failed: {response['error']}")
-            ranked_lists.append(response["hits"]["hits"])
-            for name, agg in response.get("aggregations", {}).items():
-                facets[name] = {b["key"]: b["doc_count"] for b in agg["buckets"]}
-
-        fused = fuse(ranked_lists, fusion, cfg.rrf_k)
+        if self.server_side(request):
+            fused, facets = self._search_server_side([q for q in (bm25, *knn) if q], n, fusion, facet_aggs)
+        else:
+            searches = ([{"size": n, "_source": _SOURCE_FIELDS, "query": bm25, "aggs": facet_aggs}] if bm25 else [])
+            searches += [{"size": n, "_source": _SOURCE_FIELDS, "query": q} for q in knn]
+            ranked_lists = []
+            for response in self._msearch(searches):
+                ranked_lists.append(response["hits"]["hits"])
+                facets.update(_facets(response))
+            fused = fuse(ranked_lists, fusion, cfg.rrf_k)
         if resolved.prior_urls:
             bonus = 0.5 / (cfg.rrf_k + 1) if fusion == "rrf" else 0.1
             for item in fused:
@@ -230,6 +245,11 @@ class Searcher:
         took = int((time.perf_counter() - started) * 1000)
         return SearchResponse(query=request.query, hits=hits[start:start + request.k], took_ms=took,
                               total=len(hits), lang=lang, resolved_query=resolved.text, facets=facets)
+
+
+def _facets(response: dict) -> dict:
+    return {name: {b["key"]: b["doc_count"] for b in agg["buckets"]}
+            for name, agg in response.get("aggregations", {}).items()}
 
 
 def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int) -> list[dict]:

@@ -1,0 +1,335 @@
+"""Confluence pages as returned by the REST v1 content API.
+
+Input: the JSON of ``GET /rest/api/content/<id>?expand=body.storage,ancestors,version,space,
+metadata.labels,restrictions.read.restrictions.group`` (``body.view``/``body.export_view`` are
+used when no storage body was expanded). Users named by ``ri:user`` mentions are resolved with
+``SourceFile.users`` (account id -> display name); unknown ones become ``@user:<id>``.
+
+The storage-format body is parsed as XML (named HTML entities mapped first, the fragment wrapped
+in a root that declares the ``ac:``/``ri:`` namespaces, lxml recovery for markup that is not
+well formed) and walked by ``ingest.markup.Walker``; ``StorageWalker`` adds the Confluence
+elements: macros (code, info/note/warning/tip/panel, expand, status, jira, navigation macros
+dropped, unknown macros reduced to their bodies), links, mentions, images, task lists, ``<time>``.
+
+Access: ``acl`` holds the page's read-restriction groups; a page restricted to single users only
+gets ``user:<accountId>`` entries so that it is never mistaken for a public page. Without any
+restriction on the page, ``SourceFile.acl`` (e.g. inherited restrictions from a manifest) is used.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import PurePosixPath
+
+from lxml import etree
+
+from ingest import evidence as kinds
+from ingest.blocks import ParsedDocument, ParseError
+from ingest.config import IngestConfig
+from ingest.evidence import Document
+from ingest.markup import (NAMESPACES, Walker, attr, children, clean, first_child, image_marker, one_line,
+                           replace_named_entities, tag_of)
+from ingest.sources import SourceFile
+
+PANEL_MACROS = {"info", "note", "warning", "tip", "panel"}
+EXPAND_MACROS = {"expand", "ui-expand"}
+CODE_MACROS = {"code", "noformat", "code-block"}
+# Navigation and page-generating macros: nothing of the page's own content is in them.
+DROP_MACROS = {
+    "toc", "toc-zone-marker", "children", "anchor", "pagetree", "pagetreesearch", "recently-updated",
+    "contentbylabel", "content-by-label", "content-report-table", "livesearch", "search", "index",
+    "navmap", "listlabels", "popular-labels", "related-labels", "include", "excerpt-include",
+    "attachments", "profile-picture", "create-from-template", "blog-posts", "space-details",
+    "spaces", "network", "contributors", "contributors-summary", "tasks-report-macro", "page-index",
+    "viewfile", "view-file", "gallery", "recently-updated-dashboard", "create-space-button",
+}
+# Macros that sit inside a line of text.
+INLINE_MACROS = {"status", "jira", "anchor", "emoticon", "mention", "profile", "lozenge"}
+
+ROOT_OPEN = "<root " + " ".join(f'xmlns:{p}="{uri}"' for p, uri in NAMESPACES.items()) + ">"
+
+
+def macro_name(el) -> str:
+    return attr(el, "ac:name").strip().lower()
+
+
+def macro_param(el, name: str) -> str:
+    for p in children(el, "ac:parameter"):
+        if attr(p, "ac:name") == name:
+            return one_line("".join(p.itertext()))
+    return ""
+
+
+def parse_storage(markup: str, source: str):
+    """The storage-format fragment as an element tree under one root; (root, problem or "")."""
+    text = ROOT_OPEN + replace_named_entities(markup) + "</root>"
+    try:
+        return etree.fromstring(text.encode("utf-8"), etree.XMLParser(resolve_entities=False, huge_tree=True)), ""
+    except etree.XMLSyntaxError as exc:
+        problem = f"storage format is not well-formed XML ({exc}); parsed with recovery"
+    root = etree.fromstring(text.encode("utf-8"),
+                            etree.XMLParser(recover=True, resolve_entities=False, huge_tree=True))
+    if root is None:
+        raise ParseError(source, "storage format is not XML-recoverable")
+    return root, problem
+
+
+class StorageWalker(Walker):
+    """The shared walker plus Confluence storage-format elements."""
+
+    def __init__(self, users: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.users = users or {}
+
+    def skip(self, el, tag: str) -> bool:
+        if tag in ("ac:parameter", "ac:placeholder", "ac:emoticon", "ac:task-id", "ac:task-uuid",
+                   "ac:task-status", "ri:attachment"):
+            return True
+        if tag in ("ac:structured-macro", "ac:macro") and macro_name(el) in DROP_MACROS:
+            return True
+        return super().skip(el, tag)
+
+    def is_block(self, el, tag: str) -> bool:
+        if tag in ("ac:structured-macro", "ac:macro"):
+            return macro_name(el) not in INLINE_MACROS
+        if tag in ("ac:task-list", "ac:layout", "ac:layout-section", "ac:layout-cell", "ac:rich-text-body",
+                   "ac:adf-extension", "ac:adf-fallback", "ac:adf-content"):
+            return True
+        return super().is_block(el, tag)
+
+    # -- blocks
+    def special_block(self, el, tag: str) -> bool:
+        if tag in ("ac:structured-macro", "ac:macro"):
+            self.macro(el)
+            return True
+        if tag == "ac:task-list":
+            self.list_block(el, {"task_list": True}, self.task_lines(el, 0))
+            return True
+        if tag == "ac:adf-extension":
+            self.adf_extension(el)
+            return True
+        return False
+
+    def macro(self, el) -> None:
+        name = macro_name(el)
+        body = first_child(el, "ac:rich-text-body")
+        plain = first_child(el, "ac:plain-text-body")
+        if name in CODE_MACROS:
+            self.code("".join(plain.itertext()) if plain is not None else "",
+                      macro_param(el, "language"), title=macro_param(el, "title"))
+        elif name in PANEL_MACROS:
+            self.panel(name, macro_param(el, "title"), body)
+        elif name in EXPAND_MACROS:
+            self.expand(macro_param(el, "title"), body)
+        elif body is not None:
+            self.walk(body)
+        elif plain is not None:
+            self.paragraph("".join(plain.itertext()))
+        # a body-less unknown macro has nothing but parameters: dropped
+
+    def adf_extension(self, el) -> None:
+        """New-editor content stored as ADF: panels and decision lists; anything else via its fallback."""
+        node = first_child(el, "ac:adf-node")
+        node_type = node.get("type", "") if node is not None else ""
+        if node_type == "panel":
+            kind = "info"
+            for a in children(node, "ac:adf-attribute"):
+                if a.get("key") == "panel-type":
+                    kind = one_line(a.text or "") or kind
+            self.panel(kind, "", first_child(node, "ac:adf-content"))
+            return
+        if node_type == "decision-list":
+            lines = []
+            for item in node.iter("{%s}adf-node" % NAMESPACES["ac"]):
+                if item.get("type") == "decision-item":
+                    content = first_child(item, "ac:adf-content")
+                    text = one_line(self.inline_content(content)) if content is not None else ""
+                    if text:
+                        lines.append(f"- {text}")
+            self.emit(kinds.LIST, "\n".join(lines), {"decision_list": True})
+            return
+        fallback = first_child(el, "ac:adf-fallback")
+        if fallback is not None:
+            self.walk(fallback)
+
+    def code_of(self, el) -> tuple[str, str] | None:
+        if tag_of(el) in ("ac:structured-macro", "ac:macro") and macro_name(el) in CODE_MACROS:
+            plain = first_child(el, "ac:plain-text-body")
+            return ("".join(plain.itertext()) if plain is not None else "", macro_param(el, "language"))
+        return super().code_of(el)
+
+    # -- task lists
+    def is_nested_list(self, el, tag: str) -> bool:
+        return tag == "ac:task-list" or super().is_nested_list(el, tag)
+
+    def nested_lines(self, el, depth: int) -> list[str]:
+        if tag_of(el) == "ac:task-list":
+            return self.task_lines(el, depth)
+        return super().nested_lines(el, depth)
+
+    def task_lines(self, el, depth: int) -> list[str]:
+        lines: list[str] = []
+        for c in el:
+            tag = tag_of(c)
+            if tag == "ac:task":
+                lines.extend(self.task(c, depth))
+            elif tag == "ac:task-list":
+                lines.extend(self.task_lines(c, depth + 1))
+        return lines
+
+    def task(self, el, depth: int) -> list[str]:
+        """``[x] text`` / ``[ ] text`` (owner mentions and due dates are part of the body), then nested tasks."""
+        status = first_child(el, "ac:task-status")
+        done = status is not None and one_line("".join(status.itertext())).lower() == "complete"
+        body = first_child(el, "ac:task-body")
+        text, nested = self.list_item_parts(body) if body is not None else ("", [])
+        lines = ["  " * depth + ("[x] " if done else "[ ] ") + text] if text else []
+        for sub in nested:
+            lines.extend(self.nested_lines(sub, depth + 1))
+        return lines
+
+    # -- inline
+    def user_name(self, el) -> str:
+        account = attr(el, "ri:account-id") or attr(el, "ri:userkey") or attr(el, "ri:username")
+        name = self.users.get(account, "")
+        return name or f"@user:{account}"
+
+    def special_inline(self, el, tag: str) -> str | None:
+        if tag in ("ac:structured-macro", "ac:macro"):
+            name = macro_name(el)
+            if name == "status":
+                return macro_param(el, "title")
+            if name == "jira":
+                return macro_param(el, "key")
+            if name in DROP_MACROS or name in INLINE_MACROS:
+                return ""
+            title = macro_param(el, "title") if name in PANEL_MACROS | EXPAND_MACROS else ""
+            body = first_child(el, "ac:rich-text-body")
+            plain = first_child(el, "ac:plain-text-body")
+            text = self.inline_content(body) if body is not None else \
+                "".join(plain.itertext()) if plain is not None else ""
+            return f"\n{title}\n{text}\n" if title else f"\n{text}\n"
+        if tag == "ac:link":
+            return self.link_text(el)
+        if tag == "ri:user":
+            return self.user_name(el)
+        if tag == "ac:image":
+            target = first_child(el, "ri:attachment")
+            url = first_child(el, "ri:url")
+            name = (attr(el, "ac:alt") or attr(el, "ac:title")
+                    or (attr(target, "ri:filename") if target is not None else "")
+                    or (attr(url, "ri:value") if url is not None else ""))
+            return image_marker(name)
+        if tag == "time":
+            return one_line("".join(el.itertext())) or el.get("datetime", "")
+        if tag == "ac:task-list":
+            return "\n" + "\n".join(self.task_lines(el, 0)) + "\n"
+        if tag == "ac:task":
+            return "\n" + "\n".join(self.task(el, 0)) + "\n"
+        return None
+
+    def link_text(self, el) -> str:
+        body = first_child(el, "ac:link-body")
+        if body is None:
+            body = first_child(el, "ac:plain-text-link-body")
+        if body is not None:
+            text = one_line(self.inline_content(body))
+            if text:
+                return text
+        for target in el:
+            tag = tag_of(target)
+            if tag in ("ri:page", "ri:blog-post", "ri:content-entity"):
+                title = attr(target, "ri:content-title")
+                if title:
+                    return title
+            elif tag == "ri:user":
+                return self.user_name(target)
+            elif tag == "ri:attachment":
+                return attr(target, "ri:filename")
+            elif tag == "ri:space":
+                return attr(target, "ri:space-key")
+            elif tag == "ri:url":
+                return attr(target, "ri:value")
+        return attr(el, "ac:anchor")
+
+
+def _names(node, key: str = "name") -> list[str]:
+    if isinstance(node, dict):
+        node = node.get("results", [])
+    return [str(item.get(key)) for item in node or [] if isinstance(item, dict) and item.get(key)]
+
+
+def _dig(data, *keys):
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def document_of(data: dict, file: SourceFile, config: IngestConfig) -> Document:
+    page_id = str(data.get("id") or PurePosixPath(file.name).stem)
+    links = data.get("_links") or {}
+    if links.get("base") and links.get("webui"):
+        url = links["base"].rstrip("/") + links["webui"]
+    elif file.url:
+        url = file.url
+    elif links.get("webui"):
+        url = (config.files_base_url.rstrip("/") + links["webui"]) if config.files_base_url else links["webui"]
+    else:
+        url = config.files_base_url + file.name if config.files_base_url else ""
+    restrictions = _dig(data, "restrictions", "read", "restrictions") or {}
+    acl = _names(restrictions.get("group")) if isinstance(restrictions, dict) else []
+    if isinstance(restrictions, dict) and not acl:
+        acl = [f"user:{a}" for a in _names(restrictions.get("user"), "accountId")]
+    if not acl:
+        acl = list(file.acl)
+    labels = _names(_dig(data, "metadata", "labels")) or _names(data.get("labels"))
+    space = _dig(data, "space", "key") or ""
+    if not space:
+        expandable = _dig(data, "_expandable", "space") or ""
+        space = expandable.rstrip("/").rsplit("/", 1)[-1] if expandable else ""
+    version = data.get("version") or {}
+    return Document(
+        doc_id=f"confluence:{page_id}",
+        source_type="confluence",
+        url=url,
+        title=clean(str(data.get("title") or file.title or page_id)),
+        breadcrumb=[clean(str(a.get("title"))) for a in data.get("ancestors") or []
+                    if isinstance(a, dict) and a.get("title")],
+        space=str(space),
+        labels=labels,
+        acl=list(dict.fromkeys(acl)),
+        lang="",
+        updated=str(version.get("when") or ""),
+        author=str(_dig(version, "by", "displayName") or ""),
+    )
+
+
+class ConfluenceSource:
+    name = "confluence"
+
+    def accepts(self, file: SourceFile) -> bool:
+        return file.name.lower().endswith(".json") and file.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+
+    def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
+        try:
+            data = json.loads(file.data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ParseError(file.name, f"invalid JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ParseError(file.name, "not a Confluence content object")
+        body = data.get("body")
+        markup = None
+        if isinstance(body, dict):
+            for representation in ("storage", "export_view", "view", "styled_view"):
+                value = _dig(body, representation, "value")
+                if isinstance(value, str):
+                    markup = value
+                    break
+        if markup is None:
+            raise ParseError(file.name, "missing body (expand body.storage)")
+        document = document_of(data, file, config)
+        root, problem = parse_storage(markup, file.name)
+        walker = StorageWalker(file.users)
+        walker.walk(root)
+        return ParsedDocument(document, walker.finish(), [f"{file.name}: {problem}"] if problem else [])
