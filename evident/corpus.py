@@ -16,7 +16,7 @@ from pathlib import Path
 from ingest.sources import SourceFile
 
 SIDE_FILES = {"users.json", "manifest.json"}
-SUFFIXES = {".json", ".html", ".htm", ".pdf"}
+SUFFIXES = {".json", ".html", ".htm", ".pdf", ".csv"}  # a CSV is read as a back-of-book index
 
 
 @dataclass

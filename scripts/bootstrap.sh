@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(redis-server tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-spa
-              openjdk-17-jdk-headless python3-venv curl ca-certificates)
+              python3-venv ca-certificates)
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

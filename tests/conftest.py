@@ -2,11 +2,14 @@
 a real Celery worker in a thread, and the sample corpus ingested through it once."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from evident.settings import PROJECT_ROOT, Settings, load_settings
 
 SAMPLES = PROJECT_ROOT / "samples"
+SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"  # the evaluation corpus beside the checkout
 TEST_ALIAS = "evident-test"
 
 
@@ -20,18 +23,29 @@ def settings() -> Settings:
 
 @pytest.fixture(scope="session")
 def stores(settings):
-    """OpenSearch and Redis, started when not running; a fresh test index and Redis database."""
-    from evident import launcher
+    """OpenSearch and Redis, started when not running; a fresh test index and Redis database.
+
+    Services this session started are stopped at its end (EVIDENT_TEST_KEEP_SERVICES=1 keeps them).
+    """
+    from evident import launcher, services
     from evident.index import connect, init_index
     from workers.jobs import JobStore
 
+    port = settings.services
+    was_running = (services.opensearch_status(port=port.opensearch_port).running,
+                   services.redis_status(port=port.redis_port).running)
     launcher.up_stores(settings)
     client = connect(settings)
     for index in client.indices.get(index=f"{TEST_ALIAS}-*", ignore_unavailable=True) or {}:
         client.indices.delete(index=index)
     init_index(client, settings)
     JobStore.from_url(settings.redis.url).redis.flushdb()
-    return client
+    yield client
+    if os.environ.get("EVIDENT_TEST_KEEP_SERVICES") != "1":
+        if not was_running[0]:
+            services.stop_opensearch(port=port.opensearch_port)
+        if not was_running[1]:
+            services.stop_redis(port=port.redis_port)
 
 
 @pytest.fixture(scope="session")

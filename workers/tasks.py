@@ -28,6 +28,7 @@ from ingest.evidence import Evidence
 from ingest.language import Lemmatizer
 from ingest.pipeline import evidence_for
 from ingest.views import KeywordStats
+from workers.grounding import term_evidence
 from workers.jobs import PREFIX, JobStore
 
 log = logging.getLogger(__name__)
@@ -114,24 +115,44 @@ def embed_views(embedder: Embedder, items: list[Evidence]) -> list[dict[str, lis
     return vectors
 
 
-def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> dict:
-    """Parse, embed and write one file; returns what happened (skipped when unchanged since last time)."""
-    settings = ctx.settings
-    source_file = load(item, settings.ingest.files_base_url)
-    print_ = fingerprint(source_file.data, settings)
-    if not force and ctx.jobs.fingerprint(item.name) == print_:
-        return {"file": item.name, "outcome": "skipped"}
-    stats = ctx.keyword_stats()
-    parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
-    ctx.save_keyword_stats(stats)
+def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) -> dict:
     vectors = embed_views(ctx.embedder, evidence)
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
-    result = replace_document(ctx.opensearch, settings, parsed.document.doc_id, sources)
+    result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
     if result["errors"]:
         raise RuntimeError(f"{len(result['errors'])} evidence rejected by OpenSearch: {result['errors'][0]}")
-    ctx.jobs.set_fingerprint(item.name, print_)
-    return {"file": item.name, "outcome": "done", "doc_id": parsed.document.doc_id,
-            "evidence": result["written"], "removed": result["removed"], "warnings": parsed.errors}
+    return result
+
+
+def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> dict:
+    """Parse, embed and write one file; returns what happened (skipped when unchanged since last time).
+
+    A CSV file is read only as a back-of-book index; a PDF may be one besides being a document.
+    """
+    settings = ctx.settings
+    source_file = load(item, settings.ingest.files_base_url)
+    content_print = fingerprint(source_file.data, settings)
+    if not force and ctx.jobs.fingerprint(item.name) == content_print:
+        return {"file": item.name, "outcome": "skipped"}
+    result = {"file": item.name, "outcome": "done", "evidence": 0, "removed": 0, "warnings": []}
+    if item.path.suffix.lower() != ".csv":
+        stats = ctx.keyword_stats()
+        parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
+        ctx.save_keyword_stats(stats)
+        written = write_evidence(ctx, parsed.document.doc_id, evidence)
+        result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
+                      warnings=list(parsed.errors))
+    if item.path.suffix.lower() in (".pdf", ".csv"):
+        terms, problems = term_evidence(item, source_file, settings.ingest, ctx.embedder, ctx.lemmatizer)
+        by_doc: dict[str, list[Evidence]] = {}
+        for e in terms:
+            by_doc.setdefault(e.doc_id, []).append(e)
+        for doc_id, group in by_doc.items():
+            result["evidence"] += write_evidence(ctx, doc_id, group)["written"]
+        result["warnings"] += [f"index term: {p}" for p in problems]
+        result["terms"] = len(terms)
+    ctx.jobs.set_fingerprint(item.name, content_print)
+    return result
 
 
 @shared_task(bind=True, base=EvidentTask, name="evident.ingest_file")

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import SHARED_BENCH
+
 from ingest.blocks import ParseError
 from ingest.config import IngestConfig
 from ingest.sources import SourceFile
 from ingest.sources.confluence import ConfluenceSource
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-BENCH = Path("/work/shared/bench/wiki")
+BENCH = SHARED_BENCH / "wiki"
 USERS = {"acc-known": "Lea Schürmann"}
 
 

@@ -1,0 +1,113 @@
+"""Retrieval against the real OpenSearch with the sample corpus ingested through the real worker.
+
+The facts come from the table in samples/README.md, so the docs and the tests cannot drift apart.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from evident.retrieval import SearchRequest, Turn
+from tests.conftest import SAMPLES
+
+
+def facts() -> list[dict]:
+    rows = [line for line in (SAMPLES / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("|")]
+    start = next(i for i, r in enumerate(rows) if r.startswith("| Kind | Query |"))
+    header = [c.strip() for c in rows[start].strip("|").split("|")]
+    out = []
+    for row in rows[start + 2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if len(cells) != len(header):
+            break
+        out.append(dict(zip(header, cells)))
+    return out
+
+
+FACTS = facts()
+RESTRICTED = [f for f in FACTS if f["Visible to"] != "everyone"]
+
+
+def groups_of(fact: dict) -> list[str]:
+    return [] if fact["Visible to"] == "everyone" else [fact["Visible to"]]
+
+
+@pytest.mark.parametrize("fact", FACTS, ids=[f["Kind"] for f in FACTS])
+def test_each_documented_fact_finds_its_page_first(sample_corpus, searcher, fact):
+    response = searcher.search(SearchRequest(query=fact["Query"], groups=groups_of(fact)))
+    assert response.hits, fact
+    assert response.hits[0].url == fact["Expected URL"], [h.url for h in response.hits[:3]]
+
+
+def test_pdf_phrase_shows_the_pdf_page_first(sample_corpus, searcher):
+    hit = searcher.search(SearchRequest(query="immerse the salinity probe in reference solution")).hits[0]
+    assert hit.url.endswith("field-service-manual.pdf#page=2")
+    assert "<mark>" in hit.snippet
+
+
+def test_paraphrase_is_found_by_the_dense_side(sample_corpus, searcher):
+    fact = next(f for f in FACTS if f["Kind"] == "paraphrase")
+    dense = searcher.search(SearchRequest(query=fact["Query"], mode="dense"))
+    assert fact["Expected URL"] in [h.url for h in dense.hits[:3]]
+
+
+def test_rare_error_code_is_found_by_bm25(sample_corpus, searcher):
+    fact = next(f for f in FACTS if f["Kind"] == "rare error code")
+    bm25 = searcher.search(SearchRequest(query=fact["Query"], mode="bm25"))
+    assert bm25.hits[0].url == fact["Expected URL"]
+    assert "<mark>TS-E4471</mark>" in bm25.hits[0].snippet
+
+
+@pytest.mark.parametrize("fact", RESTRICTED, ids=[f["Kind"] for f in RESTRICTED])
+def test_restricted_page_is_never_shown_outside_its_group(sample_corpus, searcher, fact):
+    for mode in ("bm25", "dense", "hybrid"):
+        for groups in ([], ["some-other-group"]):
+            response = searcher.search(SearchRequest(query=fact["Query"], groups=groups, mode=mode, k=50))
+            assert fact["Expected URL"] not in [h.url for h in response.hits], (mode, groups)
+
+
+def test_pages_are_grouped_once_with_their_other_evidence(sample_corpus, searcher):
+    fact = next(f for f in FACTS if f["Kind"] == "table row with status")
+    grouped = searcher.search(SearchRequest(query=fact["Query"], k=20))
+    urls = [h.url for h in grouped.hits]
+    assert len(urls) == len(set(urls))
+    raw = searcher.search(SearchRequest(query=fact["Query"], k=20, group="none"))
+    assert len({h.url for h in raw.hits}) < len(raw.hits)  # the same page several times without grouping
+
+
+def test_follow_up_question_is_resolved_from_the_conversation(sample_corpus, searcher):
+    runbook = next(f for f in FACTS if f["Kind"] == "rare error code")["Expected URL"]
+    first = searcher.search(SearchRequest(query="What does the error TS-E4471 mean?"))
+    assert first.hits[0].url == runbook
+    turn = Turn("What does the error TS-E4471 mean?", [{"url": h.url, "title": h.title} for h in first.hits[:3]])
+    follow_up = searcher.search(SearchRequest(query="and how do I fix it?", history=[turn]))
+    assert follow_up.hits[0].url == runbook
+    assert "e4471" in follow_up.resolved_query.lower()
+
+
+def test_self_contained_question_is_not_dragged_back(sample_corpus, searcher):
+    runbook = next(f for f in FACTS if f["Kind"] == "rare error code")["Expected URL"]
+    german = next(f for f in FACTS if f["Kind"] == "German page")
+    turn = Turn("What does the error TS-E4471 mean?", [{"url": runbook, "title": "Runbook"}])
+    response = searcher.search(SearchRequest(query=german["Query"], history=[turn]))
+    assert response.hits[0].url == german["Expected URL"]
+
+
+def test_server_side_hybrid_agrees_with_application_side_fusion(sample_corpus, searcher, settings):
+    server = dataclasses.replace(settings, search=dataclasses.replace(settings.search, server_side=True))
+    from evident.retrieval import Searcher
+
+    server_searcher = Searcher(server, searcher.client, searcher.embedder, searcher.lemmatizer)
+    for fact in FACTS:
+        request = SearchRequest(query=fact["Query"], groups=groups_of(fact))
+        assert server_searcher.search(request).hits[0].url == fact["Expected URL"], fact["Query"]
+
+
+def test_filters_and_facets(sample_corpus, searcher):
+    response = searcher.search(SearchRequest(query="buoy", filters={"space": ["OPS"]}, k=50))
+    assert response.hits and all(h.space == "OPS" for h in response.hits)
+    assert set(response.facets["space"]) == {"OPS"}
+    everything = searcher.search(SearchRequest(query="buoy", k=50))
+    assert everything.facets["kind"]
