@@ -5,6 +5,7 @@ from dataclasses import asdict
 
 from flask import Blueprint, current_app, jsonify, request, send_from_directory
 
+from evident.index import log_search
 from evident.retrieval import SearchRequest, Turn
 
 search = Blueprint("search", __name__)
@@ -84,7 +85,14 @@ def api_search():
     body = request.get_json(silent=True) if request.method == "POST" else None
     if request.method == "POST" and body is None:
         raise BadRequest("POST /api/search expects a JSON body")
-    response = _evident()["searcher"].search(build_request(request.args, body))
+    ev = _evident()
+    search_request = build_request(request.args, body)
+    response = ev["searcher"].search(search_request)
+    try:
+        log_search(ev["opensearch"], response.query, response.took_ms, response.total, response.lang,
+                   search_request.mode or ev["settings"].search.mode)
+    except Exception as exc:  # noqa: BLE001 - a lost log line must not fail the user's search
+        current_app.logger.warning("search log not written: %s", exc)
     return jsonify(asdict(response))
 
 

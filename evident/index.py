@@ -11,6 +11,7 @@ from opensearchpy import OpenSearch, helpers
 from evident.settings import Settings
 from mappings import MAPPINGS_DIR
 
+SEARCHLOG_INDEX = "evident-searchlog"
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
 
 
@@ -45,6 +46,7 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
     """Create or update the template, the alias with its first index, and the search pipelines. Idempotent."""
     alias = settings.opensearch.index_alias
     client.indices.put_index_template(name=alias, body=index_template(alias, settings.embedding.dimension))
+    client.indices.put_index_template(name=SEARCHLOG_INDEX, body=load_json("searchlog-template.json"))
     report = {"template": alias, "alias": alias, "created_index": None, "pipelines": []}
     if not client.indices.exists_alias(name=alias):
         index = f"{alias}-{datetime.now(timezone.utc):%Y%m%d%H%M%S}"
@@ -55,6 +57,12 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
             client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
             report["pipelines"].append(name)
     return report
+
+
+def log_search(client: OpenSearch, query: str, took_ms: int, hits: int, lang: str, mode: str) -> None:
+    """One line of the search log that the "Evident search" dashboard reads."""
+    client.index(index=SEARCHLOG_INDEX, body={"at": datetime.now(timezone.utc).isoformat(), "q": query,
+                                              "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode})
 
 
 def alias_indices(client: OpenSearch, alias: str) -> list[str]:

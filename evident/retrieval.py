@@ -30,6 +30,7 @@ _FOLLOW_UP_MARKERS = {
     "es": {"eso", "esto", "ese", "esa", "ello", "él", "ella", "su", "sus", "y", "también", "allí", "ahí", "lo", "la"},
 }
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
+CARRIED_BOOST = 0.6  # terms carried over from earlier turns weigh less than the user's own words
 _SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
                   "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords"]
 
@@ -112,8 +113,9 @@ def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
 
 @dataclass
 class ResolvedQuery:
-    text: str  # what BM25 and the embedder see
-    carried: list[str]  # terms carried over from earlier turns
+    text: str  # the user's own words: BM25 at full weight
+    carried: list[str]  # key terms carried over from earlier turns: BM25 at a lower weight
+    dense_text: str  # what the embedder sees: the earlier question and this one, for a follow-up
     prior_urls: list[str]  # pages shown for the turn this one follows up on
     follow_up: bool
 
@@ -121,21 +123,23 @@ class ResolvedQuery:
 def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Lemmatizer) -> ResolvedQuery:
     """Complete an elliptical follow-up from the conversation without an LLM.
 
-    A question is treated as a follow-up when it is short or leans on the one
-    before it (pronouns, "and ...", "what about ..."). Then the key terms of
-    the earlier questions (newest first) are carried over and the pages shown
-    for the last turn become a prior. A self-contained question (long enough
-    and with no such marker) is left alone, so it is not dragged back.
+    A question leans on the one before it when it opens with or contains a
+    pronoun or connective of its language ("and ...", "it", "dafür"), or has
+    at most one content word of its own ("TPM?"). Then the key terms of the
+    earlier questions (newest first) are carried over at a lower weight, the
+    embedder sees the last question and this one together, and the pages shown
+    for the last turn get a small prior. A self-contained question is left
+    alone, so it is not dragged back.
     """
+    alone = ResolvedQuery(query, [], query, [], False)
     if not history:
-        return ResolvedQuery(query, [], [], False)
+        return alone
     tokens = [t.lower() for t in _TOKEN.findall(query)]
     own_terms = content_terms(query, lang, lemmatizer)
-    markers = _FOLLOW_UP_MARKERS.get(lang, set()) | _FOLLOW_UP_MARKERS["en"]
-    leans = any(t in markers for t in tokens[:3]) or any(t in markers for t in tokens if len(t) > 3)
-    follow_up = len(own_terms) <= 3 or leans
-    if not follow_up:
-        return ResolvedQuery(query, [], [], False)
+    markers = _FOLLOW_UP_MARKERS.get(lang, _FOLLOW_UP_MARKERS["en"])
+    leans = any(t in markers for t in tokens[:2]) or any(t in markers for t in tokens if len(t) > 3)
+    if not (leans or len(own_terms) <= 1):
+        return alone
     carried: list[str] = []
     own = set(own_terms)
     for turn in reversed(history[-3:]):
@@ -144,8 +148,7 @@ def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Le
             if term not in own and term not in carried:
                 carried.append(term)
     prior = [r["url"] for r in history[-1].results[:1] if r.get("url")]
-    text = query + " " + " ".join(carried) if carried else query
-    return ResolvedQuery(text, carried, prior, True)
+    return ResolvedQuery(query, carried, f"{history[-1].query} {query}", prior, True)
 
 
 class Searcher:
@@ -158,7 +161,8 @@ class Searcher:
         self.lemmatizer = lemmatizer
 
     # -- query building -------------------------------------------------------------------------
-    def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict]) -> dict:
+    def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict],
+                   carried: list[str] = ()) -> dict:
         fields = ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
         if lang in ("en", "de", "es"):
             fields += [f"context.{lang}", f"title.{lang}^2", f"text.{lang}^1.5"]
@@ -167,6 +171,8 @@ class Searcher:
         ]
         if lemmas:
             should.append({"match": {"lemmas": {"query": " ".join(lemmas), "boost": 1.5}}})
+        if carried:
+            should.append({"match": {"lemmas": {"query": " ".join(carried), "boost": CARRIED_BOOST}}})
         return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
 
     def knn_query(self, view: str, vector: list[float], k: int, filters: list[dict]) -> dict:
@@ -209,15 +215,16 @@ class Searcher:
 
         lang = detect_language(request.query)
         resolved = (resolve_follow_up(request.query, request.history, lang, self.lemmatizer)
-                    if use_history else ResolvedQuery(request.query, [], [], False))
+                    if use_history else ResolvedQuery(request.query, [], request.query, [], False))
         lemmas = content_terms(resolved.text, lang, self.lemmatizer)
         filters = request_filters(request)
         n = max(cfg.candidates, request.k * request.page * 3)
 
-        bm25 = self.bm25_query(resolved.text, lemmas, lang, filters) if mode in ("bm25", "hybrid") else None
+        bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried)
+                if mode in ("bm25", "hybrid") else None)
         knn: list[dict] = []
         if mode in ("dense", "hybrid"):
-            vector = self.embedder.embed([resolved.text])[0]
+            vector = self.embedder.embed([resolved.dense_text])[0]
             knn = [self.knn_query(view, vector, n, filters) for view in views]
         facet_aggs = {name: {"terms": {"field": name, "size": 20}} for name in ("space", "kind", "lang")}
         facets: dict = {}
@@ -238,13 +245,13 @@ class Searcher:
                     item["_score_fused"] += bonus
             fused.sort(key=lambda h: -h["_score_fused"])
 
-        terms = set(lemmas) | {t.lower() for t in _TOKEN.findall(resolved.text)}
+        terms = set(lemmas) | {t.lower() for t in _TOKEN.findall(resolved.text)} | set(resolved.carried)
         hits = group_by_page(fused, terms) if group == "page" else [
             to_hit(item, item["_score_fused"], terms) for item in fused]
         start = (request.page - 1) * request.k
         took = int((time.perf_counter() - started) * 1000)
         return SearchResponse(query=request.query, hits=hits[start:start + request.k], took_ms=took,
-                              total=len(hits), lang=lang, resolved_query=resolved.text, facets=facets)
+                              total=len(hits), lang=lang, resolved_query=" ".join([resolved.text, *resolved.carried]), facets=facets)
 
 
 def _facets(response: dict) -> dict:
@@ -281,14 +288,20 @@ def snippet(text: str, terms: set[str], width: int = 240) -> str:
     if not text:
         return ""
     lowered = text.lower()
-    positions = [lowered.find(t) for t in terms if len(t) > 2 and t in lowered]
+    wanted = sorted((t for t in terms if len(t) > 2), key=len, reverse=True)
+    positions = [lowered.find(t) for t in wanted if t in lowered]
     start = max(0, min(positions) - width // 3) if positions else 0
     window = text[start:start + width]
-    escaped = html.escape(("…" if start else "") + window + ("…" if start + width < len(text) else ""))
-    for term in sorted((t for t in terms if len(t) > 2), key=len, reverse=True):
-        escaped = re.sub(rf"(?<![\w<])({re.escape(html.escape(term))})(?![\w>])", r"<mark>\1</mark>",
-                         escaped, flags=re.IGNORECASE)
-    return escaped
+    prefix, suffix = ("…" if start else ""), ("…" if start + width < len(text) else "")
+    if not wanted:
+        return html.escape(prefix + window + suffix)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(t) for t in wanted) + r")(?!\w)", re.IGNORECASE)
+    parts, last = [], 0
+    for match in pattern.finditer(window):
+        parts += [html.escape(window[last:match.start()]), "<mark>", html.escape(match.group(0)), "</mark>"]
+        last = match.end()
+    parts.append(html.escape(window[last:]))
+    return html.escape(prefix) + "".join(parts) + html.escape(suffix)
 
 
 def to_hit(item: dict, score: float, terms: set[str]) -> Hit:

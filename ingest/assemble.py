@@ -111,13 +111,16 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             prev_of[i], next_of[i] = prev_of.get(last_table, ""), next_of.get(last_table, "")
 
     out: list[Evidence] = []
+    ordinal: dict[tuple[str, int], int] = {}
 
     def add(kind: str, text: str, heading_path: list[str], page: int | None, meta: dict,
             section_id: str, prev_text: str, next_text: str) -> None:
         position = len(out)
         url = f"{doc.url}#page={page}" if page and doc.source_type == "pdf" else doc.url
+        # The id counts evidence of the same kind on the same page, so evidence before an edit keeps its id.
+        nth = ordinal[(kind, page or 0)] = ordinal.get((kind, page or 0), -1) + 1
         out.append(Evidence(
-            id=evidence_id(doc.doc_id, kind, position, page or 0),
+            id=evidence_id(doc.doc_id, kind, page or 0, nth),
             doc_id=doc.doc_id, kind=kind, url=url, title=doc.title, text=text,
             heading_path=list(heading_path), breadcrumb=list(doc.breadcrumb),
             section_id=section_id, position=position,

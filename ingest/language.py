@@ -1,6 +1,6 @@
 """Language detection and lookup lemmas, without trained models or downloads.
 
-Language detection (``detect_language``) adds up three kinds of evidence per
+Language detection (``detect_language``) adds up four kinds of evidence per
 candidate language, over the words of the text:
 
 * stop words (spaCy's ``spacy.lang.<xx>.stop_words``): the strongest signal
@@ -40,14 +40,20 @@ Pipelines and tables are loaded lazily, once per process and language, and
 shared by all ``Lemmatizer`` instances; after loading they are only read
 (plus a memo of word -> lemma whose updates are atomic dict writes), so one
 instance can serve the threads of a Flask app. Load after forking (Celery
-prefork), as the construction of a ``Lemmatizer`` loads nothing.
+prefork), as the construction of a ``Lemmatizer`` loads nothing. spaCy's
+vocabulary remembers every string it sees; a pipeline whose vocabulary has
+grown past a few million strings is replaced by a fresh one.
+
+Only the languages a ``Lemmatizer`` is configured with are lemmatized; any
+other language (or none) is tokenized and lowercased only, unless a
+``fallback`` language is set.
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import logging
 import heapq
+import logging
 import math
 import re
 import threading
@@ -60,9 +66,10 @@ from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
-__all__ = ["detect_language", "language_scores", "load_language_models", "stopwords", "verb_lemmas", "normalize_lang", "Lemmatizer", "Token",
-           "default_lemmatizer"]
+__all__ = ["detect_language", "language_scores", "load_language_models", "stopwords", "verb_lemmas",
+           "pos_lemmas", "normalize_lang", "Lemmatizer", "Token", "default_lemmatizer"]
 
+# Languages whose detection and lemma data were checked (lexeme frequencies only for en, de, es).
 SUPPORTED = ("en", "de", "es", "fr", "it", "nl", "pt")
 
 
@@ -127,27 +134,36 @@ def _read_lemma_table(lang: str) -> dict[str, str] | None:
         return None
 
 
-@lru_cache(maxsize=16)
-def verb_lemmas(lang: str) -> frozenset[str]:
-    """Lemmas that are only verbs (never nouns or adjectives) in spacy-lookups-data's POS index (en, es).
-
-    Key-phrase extraction uses them to keep verbs out of noun phrases; empty
-    for languages without an index (German marks nouns by capitals instead).
-    """
+@lru_cache(maxsize=64)
+def pos_lemmas(lang: str, pos: str) -> frozenset[str]:
+    """Lemmas listed under a part of speech ("noun", "verb", "adj", "adv") in spacy-lookups-data's
+    POS index of the language (en, es); empty for languages without one."""
     lang = normalize_lang(lang)
+    index = _read_lemma_index(lang)
+    return frozenset(w.lower() for w in index.get(pos, ()))
+
+
+@lru_cache(maxsize=16)
+def _read_lemma_index(lang: str) -> dict:
     try:
         import importlib.resources as resources
 
         import srsly
         path = resources.files("spacy_lookups_data") / "data" / f"{lang}_lemma_index.json.gz"
-        if not path.is_file():
-            return frozenset()
-        index = srsly.read_gzip_json(str(path))
+        return srsly.read_gzip_json(str(path)) if path.is_file() else {}
     except Exception:
-        return frozenset()
-    verbs = set(index.get("verb", ()))
-    others = set(index.get("noun", ())) | set(index.get("adj", ()))
-    return frozenset(v.lower() for v in verbs - others)
+        return {}
+
+
+@lru_cache(maxsize=16)
+def verb_lemmas(lang: str) -> frozenset[str]:
+    """Lemmas that are only verbs or adverbs, never nouns or adjectives, by the POS index (en, es).
+
+    Key-phrase extraction keeps them out of noun phrases; empty for
+    languages without an index (German marks nouns by capitals instead).
+    """
+    nominal = pos_lemmas(lang, "noun") | pos_lemmas(lang, "adj")
+    return frozenset((pos_lemmas(lang, "verb") | pos_lemmas(lang, "adv")) - nominal)
 
 
 # ====================================================================== detection

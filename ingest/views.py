@@ -41,7 +41,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest.chunking import split_sentences
-from ingest.language import Lemmatizer, Token, default_lemmatizer, normalize_lang, stopwords, verb_lemmas
+from ingest.language import (Lemmatizer, Token, default_lemmatizer, normalize_lang, pos_lemmas, stopwords,
+                             verb_lemmas)
 
 __all__ = ["KeywordStats", "keywords", "keyword_candidates", "summarize", "LLMSummarizer"]
 
@@ -121,6 +122,10 @@ _NAME_BOOST = 1.3
 _CONTEXT_BOOST = 1.2
 _TITLE_BOOST = 1.2
 _SENTENCE_STARTERS = {".", "!", "?", ":", ";", "…", "•", "-", "–", "—", "*", "\n", "¿", "¡", "(", '"', "“", "«"}
+# Reference labels: "Row 2 in Table 1" (verbalized tables), "Step 3", "Abb. 2" are no key phrases.
+_LABEL_WORDS = {"row", "table", "figure", "fig", "step", "section", "chapter", "page", "item", "line",
+                "zeile", "tabelle", "abbildung", "abb", "schritt", "abschnitt", "kapitel", "seite", "punkt",
+                "fila", "tabla", "figura", "paso", "sección", "capítulo", "página", "apartado"}
 _VERSION = re.compile(r"^\d+(?:\.\d+){2,}$")
 
 
@@ -143,14 +148,20 @@ def _boundary(tok: Token, stop: frozenset[str]) -> bool:
 
 
 def _verbish(tok: Token, lang: str, verbs: frozenset[str]) -> bool:
-    """A verb form, by the lemma tables (no tagger): kept out of key phrases."""
+    """A verb or adverb form, by the lemma tables (there is no tagger): kept out of key phrases.
+
+    ``verbs``: lemmas that are only verbs or adverbs. English also: an
+    inflected form of any verb that is not "-s" or "-ing" ("ran", "booked";
+    "tickets" and "training" may be nouns).
+    """
     if tok.kind != "word":
         return False
-    low = tok.text.lower()
     if tok.lemma in verbs:
         return True
     if lang == "en":
-        return low.endswith("ed") and tok.lemma != low  # "booked", "signed"
+        low = tok.text.lower()
+        return (tok.lemma != low and not low.endswith(("s", "ing"))
+                and tok.lemma in pos_lemmas("en", "verb"))
     return False
 
 
@@ -158,7 +169,8 @@ def keyword_candidates(tokens: Sequence[Token], lang: str) -> list[_Candidate]:
     """RAKE candidates: runs of content tokens between boundaries, in pieces of at most three.
 
     Boundaries are punctuation, line breaks, stop words, single characters,
-    plain numbers and verb forms (``verb_lemmas``; "-ed" participles in
+    plain numbers, reference labels before a number ("Table 1", "Schritt 3")
+    and verb or adverb forms (``verb_lemmas``; inflected verb forms in
     English). In German, where nouns are capitalized, a lowercase word only
     stays in a phrase as a modifier of a following capitalized word
     ("elektronische Signatur"), so verbs and predicative adjectives drop out.
@@ -192,7 +204,8 @@ def keyword_candidates(tokens: Sequence[Token], lang: str) -> list[_Candidate]:
             k = end
 
     for i, tok in enumerate(tokens):
-        if _boundary(tok, stop) or _verbish(tok, lang, verbs):
+        if (_boundary(tok, stop) or _verbish(tok, lang, verbs)
+                or tok.lemma in _LABEL_WORDS and i + 1 < len(tokens) and tokens[i + 1].kind == "num"):
             if run:
                 flush()
                 run = []

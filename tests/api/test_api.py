@@ -71,3 +71,13 @@ def test_admin_sees_jobs_and_errors(client, sample_corpus):
     assert client.get("/api/ingest/jobs/nope").status_code == 404
     queue = client.get("/api/ingest/queue").get_json()
     assert queue["metrics"]["evident.ingest_file"]["succeeded"] >= 1
+
+
+def test_each_search_is_logged_for_the_search_dashboard(client, stores, sample_corpus):
+    from evident.index import SEARCHLOG_INDEX
+
+    client.get("/api/search", query_string={"q": "searchlog probe query"})
+    stores.indices.refresh(index=SEARCHLOG_INDEX)
+    logged = stores.search(index=SEARCHLOG_INDEX, body={"query": {"match_phrase": {"q": "searchlog probe query"}}})
+    entry = logged["hits"]["hits"][0]["_source"]
+    assert entry["took_ms"] >= 0 and entry["mode"] == "hybrid" and "at" in entry

@@ -179,7 +179,15 @@ def test_llm_summarizer_builds_requests_and_parses_answers():
     assert "German" in body["messages"][0]["content"]
     assert "Title: Urlaub" in body["messages"][1]["content"]
     json.dumps(body)
-    answer = {"choices": [{"message": {"role": "assistant", "content": "<think>x</think> Summary: Der Antrag  wird gestellt."}}]}
+    content = "<think>x</think> Summary: Der Antrag  wird gestellt."
+    answer = {"choices": [{"message": {"role": "assistant", "content": content}}]}
     assert llm.parse(answer) == "Der Antrag wird gestellt."
     assert llm.parse(json.dumps(answer)) == "Der Antrag wird gestellt."
     assert llm.parse({"choices": []}) == ""
+
+
+def test_reference_labels_of_verbalized_tables_are_no_key_phrases(lem):
+    text = "Row 1 in Table 1: Model is TideSense S3, and Firmware is 3.2.1. Row 2 in Table 1: Model is M1."
+    kws = keywords(text, None, "en", lemmatizer=lem)
+    assert "Row" not in kws and "Table" not in kws
+    assert "TideSense S3" in kws and "3.2.1" in kws
