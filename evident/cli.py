@@ -98,10 +98,12 @@ def cmd_ingest(args, settings: Settings) -> int:
     if args.no_wait:
         print(job_id)
         return 0
-    with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr) as bar:
+    with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr, mininterval=1) as bar:
         def show(status):
-            bar.update(status.done + status.skipped + status.failed - bar.n)
-            bar.set_postfix(failed=status.failed)
+            progressed = status.done + status.skipped + status.failed
+            if progressed != bar.n:
+                bar.set_postfix(failed=status.failed, refresh=False)
+                bar.update(progressed - bar.n)
 
         status = wait_for_job(jobs, job_id, args.timeout, on_progress=show)
     for error in status.errors:

@@ -110,7 +110,7 @@ def wait_for(client: OpenSearch, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            client.cluster.health(wait_for_status="yellow", timeout="5s")
+            client.cluster.health(wait_for_status="yellow")
             return
         except Exception:
             if time.monotonic() > deadline:

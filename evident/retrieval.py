@@ -233,11 +233,12 @@ class Searcher:
         else:
             searches = ([{"size": n, "_source": _SOURCE_FIELDS, "query": bm25, "aggs": facet_aggs}] if bm25 else [])
             searches += [{"size": n, "_source": _SOURCE_FIELDS, "query": q} for q in knn]
+            weights = ([cfg.bm25_weight] if bm25 else []) + [getattr(cfg, f"{view}_weight") for view in views]
             ranked_lists = []
             for response in self._msearch(searches):
                 ranked_lists.append(response["hits"]["hits"])
                 facets.update(_facets(response))
-            fused = fuse(ranked_lists, fusion, cfg.rrf_k)
+            fused = fuse(ranked_lists, fusion, cfg.rrf_k, weights)
         if resolved.prior_urls:
             bonus = 0.5 / (cfg.rrf_k + 1) if fusion == "rrf" else 0.1
             for item in fused:
@@ -246,7 +247,7 @@ class Searcher:
             fused.sort(key=lambda h: -h["_score_fused"])
 
         terms = set(lemmas) | {t.lower() for t in _TOKEN.findall(resolved.text)} | set(resolved.carried)
-        hits = group_by_page(fused, terms) if group == "page" else [
+        hits = group_by_page(fused, terms, cfg.page_support) if group == "page" else [
             to_hit(item, item["_score_fused"], terms) for item in fused]
         start = (request.page - 1) * request.k
         took = int((time.perf_counter() - started) * 1000)
@@ -259,11 +260,11 @@ def _facets(response: dict) -> dict:
             for name, agg in response.get("aggregations", {}).items()}
 
 
-def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int) -> list[dict]:
-    """Reciprocal rank fusion (sum of 1/(k + rank)) or min-max normalized score sum, by evidence id."""
+def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None) -> list[dict]:
+    """Weighted reciprocal rank fusion (sum of w/(k + rank)) or min-max normalized score sum, by evidence id."""
     scores: dict[str, float] = {}
     items: dict[str, dict] = {}
-    for hits in ranked_lists:
+    for hits, weight in zip(ranked_lists, weights or [1.0] * len(ranked_lists)):
         if not hits:
             continue
         top = max(h["_score"] for h in hits)
@@ -272,9 +273,9 @@ def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int) -> list[dict]:
             key = hit["_id"]
             items.setdefault(key, hit)
             if fusion == "rrf":
-                scores[key] = scores.get(key, 0.0) + 1.0 / (rrf_k + rank)
+                scores[key] = scores.get(key, 0.0) + weight / (rrf_k + rank)
             else:
-                scores[key] = scores.get(key, 0.0) + ((hit["_score"] - low) / (top - low) if top > low else 1.0)
+                scores[key] = scores.get(key, 0.0) + weight * ((hit["_score"] - low) / (top - low) if top > low else 1.0)
     fused = []
     for key, score in sorted(scores.items(), key=lambda kv: -kv[1]):
         item = items[key]
@@ -312,17 +313,14 @@ def to_hit(item: dict, score: float, terms: set[str]) -> Hit:
                lang=src.get("lang", ""), breadcrumb=src.get("breadcrumb", []))
 
 
-# A page's score: its best evidence plus a decaying share of its other matches.
-PAGE_SUPPORT_WEIGHTS = (1.0, 0.35, 0.15)
-
-
-def group_by_page(fused: list[dict], terms: set[str]) -> list[Hit]:
+def group_by_page(fused: list[dict], terms: set[str], support: tuple[float, ...]) -> list[Hit]:
+    """One hit per page: its best evidence scored with a share of its next best ones, the others beneath."""
     pages: dict[str, list[dict]] = {}
     for item in fused:
         pages.setdefault(item["_source"]["url"], []).append(item)
     hits = []
     for items in pages.values():
-        score = sum(w * it["_score_fused"] for w, it in zip(PAGE_SUPPORT_WEIGHTS, items))
+        score = sum(w * it["_score_fused"] for w, it in zip((1.0, *support), items))
         hit = to_hit(items[0], score, terms)
         hit.more = [{"kind": it["_source"].get("kind"), "heading_path": it["_source"].get("heading_path", []),
                      "snippet": snippet(it["_source"].get("text", ""), terms, 160),
