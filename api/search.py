@@ -60,8 +60,8 @@ def build_request(args: dict, body: dict) -> SearchRequest:
             filters[name] = value
     source = {**args, **(body or {})}
     mode = source.get("mode")
-    if mode not in (None, "", "bm25", "dense", "hybrid"):
-        raise BadRequest(f"mode must be bm25, dense or hybrid, got {mode!r}")
+    if mode not in (None, "", "bm25", "dense", "hybrid", "baseline"):
+        raise BadRequest(f"mode must be bm25, dense, hybrid or baseline, got {mode!r}")
     group = source.get("group")
     if group not in (None, "", "page", "none"):
         raise BadRequest(f"group must be page or none, got {group!r}")

@@ -253,7 +253,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     def retrieval_flags(p):
-        p.add_argument("--mode", choices=["bm25", "dense", "hybrid"])
+        p.add_argument("--mode", choices=["bm25", "dense", "hybrid", "baseline"],
+                       help="baseline: plain BM25 over whole page text, for comparison")
         p.add_argument("--fusion", choices=["rrf", "minmax"])
         p.add_argument("--views", help="dense views, comma separated: context,summary,keywords")
         p.add_argument("--group", choices=["page", "none"])

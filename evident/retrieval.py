@@ -19,6 +19,8 @@ from opensearchpy import OpenSearch
 from evident.embedding import Embedder
 from evident.index import VECTOR_FIELDS
 from evident.settings import SearchConfig, Settings
+from ingest import evidence as kinds
+from ingest.dates import date_tokens
 from ingest.language import Lemmatizer, detect_language, stopwords
 
 # Words that make a question lean on the one before it ("and what about TPM?", "wer ist dafür zuständig?").
@@ -51,7 +53,7 @@ class SearchRequest:
     groups: list[str] = field(default_factory=list)  # the caller's groups; public evidence is always visible
     history: list[Turn] = field(default_factory=list)
     filters: dict = field(default_factory=dict)  # space, kind, lang, labels (lists), date_from, date_to
-    mode: str | None = None  # overrides of SearchConfig for this request
+    mode: str | None = None  # overrides of SearchConfig for this request (bm25, dense, hybrid, baseline)
     fusion: str | None = None
     views: tuple[str, ...] | None = None
     group: str | None = None
@@ -107,8 +109,10 @@ def request_filters(request: SearchRequest) -> list[dict]:
 
 
 def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
+    """The query's lemmas without stop words, plus ISO tokens for the dates it names."""
     stop = stopwords(lang)
-    return [t for t in lemmatizer.lemmas(text, lang) if t not in stop and (len(t) > 1 or t.isdigit())]
+    terms = [t for t in lemmatizer.lemmas(text, lang) if t not in stop and (len(t) > 1 or t.isdigit())]
+    return terms + [t for t in date_tokens(text) if t not in terms]
 
 
 @dataclass
@@ -175,6 +179,12 @@ class Searcher:
             should.append({"match": {"lemmas": {"query": " ".join(carried), "boost": CARRIED_BOOST}}})
         return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
 
+    @staticmethod
+    def baseline_query(text: str, filters: list[dict]) -> dict:
+        """What an intranet search box does today: BM25 over whole page text, nothing else (for comparison)."""
+        return {"bool": {"must": {"match": {"text": text}},
+                         "filter": [*filters, {"terms": {"kind": [kinds.PAGE, kinds.PDF_PAGE]}}]}}
+
     def knn_query(self, view: str, vector: list[float], k: int, filters: list[dict]) -> dict:
         return {"knn": {VECTOR_FIELDS[view]: {"vector": vector, "k": k,
                                               "filter": {"bool": {"filter": filters}}}}}
@@ -220,8 +230,11 @@ class Searcher:
         filters = request_filters(request)
         n = max(cfg.candidates, request.k * request.page * 3)
 
-        bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried)
-                if mode in ("bm25", "hybrid") else None)
+        if mode == "baseline":
+            bm25 = self.baseline_query(request.query, filters)
+        else:
+            bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried)
+                    if mode in ("bm25", "hybrid") else None)
         knn: list[dict] = []
         if mode in ("dense", "hybrid"):
             vector = self.embedder.embed([resolved.dense_text])[0]

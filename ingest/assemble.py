@@ -10,6 +10,7 @@ from ingest import evidence as kinds
 from ingest.blocks import Block, ParsedDocument
 from ingest.chunking import chunk_text
 from ingest.config import IngestConfig
+from ingest.dates import date_tokens
 from ingest.evidence import Document, Evidence, evidence_id
 from ingest.language import Lemmatizer, detect_language
 from ingest.views import KeywordStats, keywords, summarize
@@ -56,7 +57,7 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
 
 def _split_long(block: Block, config: IngestConfig, lang: str) -> list[Block]:
     """Blocks longer than the embedder can read are cut with the sentence-aware chunker, inside the block."""
-    if block.kind in (kinds.TABLE_ROW, kinds.TERM) or _words(block.text) <= config.chunk_max_words:
+    if block.kind in (kinds.TABLE_ROW, kinds.TERM, kinds.PDF_PAGE) or _words(block.text) <= config.chunk_max_words:
         return [block]
     pieces = chunk_text(block.text, lang, config.chunk_max_words, config.chunk_min_words,
                         config.chunk_overlap_words)
@@ -148,6 +149,11 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
         for n, piece in enumerate(pieces):
             add(kinds.SECTION, piece, first.heading_path, first.page, {"chunk": n}, sid, before, after)
 
+    # The whole page as one more granularity (seed 003); a PDF's pages already are.
+    flow_text = "\n".join(blocks[i].text for i in flow)
+    if doc.source_type != "pdf" and flow_text:
+        add(kinds.PAGE, flow_text, [], None, {}, "", "", "")
+
     _add_views(out, lemmatizer, stats, config, doc)
     return out
 
@@ -156,7 +162,7 @@ def _add_views(items: list[Evidence], lemmatizer: Lemmatizer, stats: KeywordStat
                config: IngestConfig, doc: Document) -> None:
     lemma_lists = lemmatizer.lemma_lists([e.context for e in items], doc.lang)
     for item, lemmas in zip(items, lemma_lists):
-        item.lemmas = " ".join(lemmas)
+        item.lemmas = " ".join([*lemmas, *date_tokens(item.context)])
     if stats is not None:
         stats.add_documents(lemma_lists)
     for item, lemmas in zip(items, lemma_lists):

@@ -1,0 +1,47 @@
+"""Dates as search tokens: "5. Februar 2025", "February 5, 2025", "05.02.2025" and "2025-02-05" all
+become ``2025-02-05`` (and the year-less ``--02-05``), so a question meets a page whatever the format.
+
+Tokens go into the lemma view of evidence and into the lemmas of a query.
+"""
+from __future__ import annotations
+
+import re
+
+MONTHS = {
+    # English
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
+    "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sep": 9, "sept": 9,
+    "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+    # German
+    "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "mai": 5, "juni": 6, "juli": 7,
+    "oktober": 10, "okt": 10, "dezember": 12, "dez": 12,
+    # Spanish
+    "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8,
+    "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11, "diciembre": 12,
+}
+_MONTH = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+PATTERNS = [
+    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b"),
+    re.compile(r"\b(?P<day>[0-3]?\d)\.(?P<month>[01]?\d)\.(?P<year>(?:19|20)\d\d)\b"),
+    re.compile(rf"\b(?P<day>[0-3]?\d)(?:\.|st|nd|rd|th)?\s+(?:de\s+)?(?P<mname>{_MONTH})\.?(?:\s+(?:de\s+)?{_YEAR})?\b",
+               re.IGNORECASE),
+    re.compile(rf"\b(?P<mname>{_MONTH})\.?\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
+]
+
+
+def date_tokens(text: str) -> list[str]:
+    """ISO tokens for every date in the text, full (2025-02-05) and year-less (--02-05), in order, once each."""
+    found: list[str] = []
+    for pattern in PATTERNS:
+        for m in pattern.finditer(text):
+            parts = m.groupdict()
+            month = MONTHS[parts["mname"].lower()] if parts.get("mname") else int(parts["month"])
+            day = int(parts["day"])
+            if not (1 <= month <= 12 and 1 <= day <= 31):
+                continue
+            tokens = [f"--{month:02d}-{day:02d}"]
+            if parts.get("year"):
+                tokens.insert(0, f"{parts['year']}-{month:02d}-{day:02d}")
+            found += [t for t in tokens if t not in found]
+    return found
