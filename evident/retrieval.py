@@ -32,7 +32,6 @@ _FOLLOW_UP_MARKERS = {
     "es": {"eso", "esto", "ese", "esa", "ello", "él", "ella", "su", "sus", "y", "también", "allí", "ahí", "lo", "la"},
 }
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
-CARRIED_BOOST = 0.6  # terms carried over from earlier turns weigh less than the user's own words
 _SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
                   "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords"]
 
@@ -176,7 +175,8 @@ class Searcher:
         if lemmas:
             should.append({"match": {"lemmas": {"query": " ".join(lemmas), "boost": 1.5}}})
         if carried:
-            should.append({"match": {"lemmas": {"query": " ".join(carried), "boost": CARRIED_BOOST}}})
+            should.append({"match": {"lemmas": {"query": " ".join(carried),
+                                                "boost": self.settings.search.carried_boost}}})
         return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
 
     @staticmethod
@@ -253,7 +253,7 @@ class Searcher:
                 facets.update(_facets(response))
             fused = fuse(ranked_lists, fusion, cfg.rrf_k, weights)
         if resolved.prior_urls:
-            bonus = 0.5 / (cfg.rrf_k + 1) if fusion == "rrf" else 0.1
+            bonus = cfg.prior_weight * (1.0 / (cfg.rrf_k + 1) if fusion == "rrf" else 1.0)
             for item in fused:
                 if item["_source"]["url"] in resolved.prior_urls:
                     item["_score_fused"] += bonus
