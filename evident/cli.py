@@ -128,6 +128,7 @@ def cmd_serve(args, settings: Settings) -> int:
     from api.app import create_app
 
     app = create_app(settings)
+    app.extensions["evident"]["searcher"].warm_up()
     host = args.host or settings.services.api_host
     port = args.port or settings.services.api_port
     print(f"Evident search page: http://{host}:{port}/", file=sys.stderr)

@@ -190,6 +190,12 @@ class Searcher:
                                               "filter": {"bool": {"filter": filters}}}}}
 
     # -- running --------------------------------------------------------------------------------
+    def warm_up(self) -> None:
+        """Load the embedder and the lemmatizer now, so the first user does not wait for them."""
+        self.embedder.embed(["warm up"])
+        content_terms("warm up", "en", self.lemmatizer)
+        detect_language("warm up")
+
     def server_side(self, request: SearchRequest) -> bool:
         """Fuse inside OpenSearch (hybrid query + search pipeline) when configured and both sides are asked."""
         return self.settings.search.server_side and (request.mode or self.settings.search.mode) == "hybrid"
@@ -204,11 +210,22 @@ class Searcher:
                 raise RuntimeError(f"OpenSearch search failed: {response['error']}")
         return responses
 
-    def _search_server_side(self, queries: list[dict], n: int, fusion: str, aggs: dict) -> tuple[list[dict], dict]:
-        pipeline = "evident-rrf" if fusion == "rrf" else "evident-minmax"
-        response = self.client.search(index=self.settings.opensearch.index_alias, params={"search_pipeline": pipeline},
-                                      body={"size": n, "_source": _SOURCE_FIELDS, "aggs": aggs,
-                                            "query": {"hybrid": {"queries": queries}}})
+    def _search_server_side(self, queries: list[dict], weights: list[float], n: int, fusion: str,
+                            aggs: dict) -> tuple[list[dict], dict]:
+        """One ``hybrid`` query; the fusion runs in a search pipeline sent with the request, carrying the
+        same weights as the application-side fusion (scaled to sum to 1, as the processors require)."""
+        total = sum(weights) or 1.0
+        shares = [round(w / total, 6) for w in weights]
+        shares[-1] = round(1.0 - sum(shares[:-1]), 6)
+        if fusion == "rrf":
+            processor = {"score-ranker-processor": {"combination": {
+                "technique": "rrf", "rank_constant": self.settings.search.rrf_k, "parameters": {"weights": shares}}}}
+        else:
+            processor = {"normalization-processor": {"normalization": {"technique": "min_max"}, "combination": {
+                "technique": "arithmetic_mean", "parameters": {"weights": shares}}}}
+        response = self.client.search(index=self.settings.opensearch.index_alias, body={
+            "size": n, "_source": _SOURCE_FIELDS, "aggs": aggs, "query": {"hybrid": {"queries": queries}},
+            "search_pipeline": {"phase_results_processors": [processor]}})
         hits = response["hits"]["hits"]
         for hit in hits:
             hit["_score_fused"] = hit["_score"]
@@ -241,12 +258,13 @@ class Searcher:
             knn = [self.knn_query(view, vector, n, filters) for view in views]
         facet_aggs = {name: {"terms": {"field": name, "size": 20}} for name in ("space", "kind", "lang")}
         facets: dict = {}
+        weights = ([cfg.bm25_weight] if bm25 else []) + [getattr(cfg, f"{view}_weight") for view in views][:len(knn)]
         if self.server_side(request):
-            fused, facets = self._search_server_side([q for q in (bm25, *knn) if q], n, fusion, facet_aggs)
+            fused, facets = self._search_server_side([q for q in (bm25, *knn) if q], weights, n, fusion,
+                                                     facet_aggs)
         else:
             searches = ([{"size": n, "_source": _SOURCE_FIELDS, "query": bm25, "aggs": facet_aggs}] if bm25 else [])
             searches += [{"size": n, "_source": _SOURCE_FIELDS, "query": q} for q in knn]
-            weights = ([cfg.bm25_weight] if bm25 else []) + [getattr(cfg, f"{view}_weight") for view in views]
             ranked_lists = []
             for response in self._msearch(searches):
                 ranked_lists.append(response["hits"]["hits"])
@@ -259,7 +277,9 @@ class Searcher:
                     item["_score_fused"] += bonus
             fused.sort(key=lambda h: -h["_score_fused"])
 
-        terms = set(lemmas) | {t.lower() for t in _TOKEN.findall(resolved.text)} | set(resolved.carried)
+        stop = stopwords(lang)
+        terms = set(lemmas) | set(resolved.carried) | {
+            t for t in (w.lower() for w in _TOKEN.findall(resolved.text)) if t not in stop}
         hits = group_by_page(fused, terms, cfg.page_support) if group == "page" else [
             to_hit(item, item["_score_fused"], terms) for item in fused]
         start = (request.page - 1) * request.k
@@ -327,7 +347,11 @@ def to_hit(item: dict, score: float, terms: set[str]) -> Hit:
 
 
 def group_by_page(fused: list[dict], terms: set[str], support: tuple[float, ...]) -> list[Hit]:
-    """One hit per page: its best evidence scored with a share of its next best ones, the others beneath."""
+    """One hit per page: its best evidence scored with a share of its next best ones, the others beneath.
+
+    Beneath the best evidence go up to three others with their own text: whole-page and
+    section units repeat their parts, so they are not listed again.
+    """
     pages: dict[str, list[dict]] = {}
     for item in fused:
         pages.setdefault(item["_source"]["url"], []).append(item)
@@ -335,9 +359,16 @@ def group_by_page(fused: list[dict], terms: set[str], support: tuple[float, ...]
     for items in pages.values():
         score = sum(w * it["_score_fused"] for w, it in zip((1.0, *support), items))
         hit = to_hit(items[0], score, terms)
-        hit.more = [{"kind": it["_source"].get("kind"), "heading_path": it["_source"].get("heading_path", []),
-                     "snippet": snippet(it["_source"].get("text", ""), terms, 160),
-                     "score": round(it["_score_fused"], 6)} for it in items[1:4]]
+        shown = {hit.snippet}
+        for it in items[1:]:
+            src = it["_source"]
+            if src.get("kind") in (kinds.PAGE, kinds.SECTION) or len(hit.more) == 3:
+                continue
+            text = snippet(src.get("text", ""), terms, 160)
+            if text not in shown:
+                shown.add(text)
+                hit.more.append({"kind": src.get("kind"), "heading_path": src.get("heading_path", []),
+                                 "snippet": text, "score": round(it["_score_fused"], 6)})
         hits.append(hit)
     hits.sort(key=lambda h: -h.score)
     return hits

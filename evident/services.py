@@ -933,19 +933,24 @@ def stop_opensearch(state_dir: str | os.PathLike | None = None, *, port: int = D
                     timeout: float = 60.0) -> ServiceStatus:
     """Stop the node we started (pid file in the state dir); a node we did not start is left alone."""
     paths = _opensearch_paths(state_dir)
-    pid = _node_pid(paths)
+    return _stop_managed("OpenSearch", _node_pid(paths), paths, port, timeout,
+                         lambda: opensearch_status(state_dir, port=port))
+
+
+def _stop_managed(label: str, pid: int | None, paths: dict, port: int, timeout: float, status) -> ServiceStatus:
+    """Stop a service from its pid file; one we did not start is left running."""
     if pid is None:
-        status = opensearch_status(state_dir, port=port)
-        if status.running:
-            _say(f"OpenSearch on port {port} was not started by evident from {paths['root']}; leaving it running")
+        current = status()
+        if current.running:
+            _say(f"{label} on port {port} was not started by evident from {paths['root']}; leaving it running")
         else:
-            _say("OpenSearch is not running")
-        return status
-    _say(f"stopping OpenSearch (pid {pid})")
+            _say(f"{label} is not running")
+        return current
+    _say(f"stopping {label} (pid {pid})")
     if not _terminate(pid, timeout):
-        raise ServiceError(f"OpenSearch (pid {pid}) did not exit")
+        raise ServiceError(f"{label} (pid {pid}) did not exit")
     paths["pid"].unlink(missing_ok=True)
-    return opensearch_status(state_dir, port=port)
+    return status()
 
 
 # --------------------------------------------------------------------------- Redis
@@ -1085,16 +1090,5 @@ def stop_redis(state_dir: str | os.PathLike | None = None, *, port: int = DEFAUL
                timeout: float = 30.0) -> ServiceStatus:
     """Stop the Redis we started (pid file in the state dir); another Redis is left alone."""
     paths = _redis_paths(state_dir)
-    pid = _read_pid(paths["pid"], "redis-server")
-    if pid is None:
-        status = redis_status(state_dir, port=port)
-        if status.running:
-            _say(f"Redis on port {port} was not started by evident from {paths['root']}; leaving it running")
-        else:
-            _say("Redis is not running")
-        return status
-    _say(f"stopping Redis (pid {pid})")
-    if not _terminate(pid, timeout):
-        raise ServiceError(f"Redis (pid {pid}) did not exit")
-    paths["pid"].unlink(missing_ok=True)
-    return redis_status(state_dir, port=port)
+    return _stop_managed("Redis", _read_pid(paths["pid"], "redis-server"), paths, port, timeout,
+                         lambda: redis_status(state_dir, port=port))

@@ -48,3 +48,59 @@ def test_every_command_has_help():
     for command in ("services", "init", "parse", "ingest", "worker", "serve", "search", "eval", "demo"):
         result = evident(command, "--help")
         assert result.returncode == 0 and "usage: evident" in result.stdout, command
+
+
+def _test_index_env(settings) -> dict:
+    return {"EVIDENT_OPENSEARCH_INDEX_ALIAS": settings.opensearch.index_alias, "EVIDENT_REDIS_URL": settings.redis.url}
+
+
+def test_search_prints_json_hits(sample_corpus, settings):
+    result = evident("search", "TS-E4471", "--json", "-k", "3", env=_test_index_env(settings))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["hits"][0]["url"].endswith("Runbook%3A+Telemetry+Gateway+Alarms") and len(data["hits"]) <= 3
+
+
+def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
+    from tests.evident.test_retrieval import FACTS
+
+    lines = []
+    for n, fact in enumerate(FACTS):
+        question = {"id": f"s{n}", "conv_id": f"c{n}", "turn": 1, "question": fact["Query"],
+                    "completed_question": fact["Query"], "lang": "de" if fact["Kind"] == "German page" else "en",
+                    "gold_urls": [fact["Expected URL"]], "answer_source": fact["Kind"], "complexity": "simple"}
+        if fact["Visible to"] != "everyone":
+            question["restricted_to"] = fact["Visible to"]
+        lines.append(json.dumps(question))
+    lines.append(json.dumps({"id": "miss", "conv_id": "cx", "turn": 1, "question": "TS-E4471",
+                             "completed_question": "TS-E4471", "lang": "en", "answer_source": "passage",
+                             "gold_urls": ["https://nowhere.example.org/page"], "complexity": "simple"}))
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    result = evident("eval", str(path), "--json", env=_test_index_env(settings))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    n = len(FACTS) + 1
+    assert report["n"] == n
+    assert report["p_at_1"] == round(len(FACTS) / n, 4) and report["hit_at_5"] == round(len(FACTS) / n, 4)
+    assert report["by_lang"]["de"] == {"n": 1, "p_at_1": 1.0, "hit_at_5": 1.0, "mrr": 1.0}
+    assert report["by_answer_source"]["passage"]["p_at_1"] == 0.0
+
+
+def test_eval_names_a_broken_questions_file(tmp_path):
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
+    result = evident("eval", str(path))
+    assert result.returncode == 1 and "q.jsonl:2" in result.stderr
+
+
+def test_readme_documents_every_command():
+    import re
+
+    from evident.cli import build_parser
+    from evident.settings import PROJECT_ROOT
+
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"`evident (\w+)", readme))
+    subparsers = next(a for a in build_parser()._actions if a.dest == "command")
+    assert documented == set(subparsers.choices)
