@@ -256,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     def retrieval_flags(p):
         p.add_argument("--mode", choices=["bm25", "dense", "hybrid", "baseline"],
                        help="baseline: plain BM25 over whole page text, for comparison")
-        p.add_argument("--fusion", choices=["rrf", "minmax"])
+        p.add_argument("--fusion", choices=["rrf", "minmax", "merge"],
+                       help="merge: MC-indexing view merging (top 2/3 of each list, de-duplicated by section)")
         p.add_argument("--views", help="dense views, comma separated: context,summary,keywords")
         p.add_argument("--group", choices=["page", "none"])
         p.add_argument("--no-history", action="store_true", help="ignore earlier turns of a conversation")

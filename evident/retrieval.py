@@ -259,7 +259,7 @@ class Searcher:
         facet_aggs = {name: {"terms": {"field": name, "size": 20}} for name in ("space", "kind", "lang")}
         facets: dict = {}
         weights = ([cfg.bm25_weight] if bm25 else []) + [getattr(cfg, f"{view}_weight") for view in views][:len(knn)]
-        if self.server_side(request):
+        if self.server_side(request) and fusion != "merge":  # view merging runs in the application only
             fused, facets = self._search_server_side([q for q in (bm25, *knn) if q], weights, n, fusion,
                                                      facet_aggs)
         else:
@@ -294,10 +294,18 @@ def _facets(response: dict) -> dict:
 
 
 def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None) -> list[dict]:
-    """Weighted reciprocal rank fusion (sum of w/(k + rank)) or min-max normalized score sum, by evidence id."""
+    """Combine the retrievers' ranked lists into one, by evidence id.
+
+    ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted sum of min-max
+    normalized scores. ``merge``: MC-indexing's view merging, the top 2/3 of each list taken in turn,
+    de-duplicated by section.
+    """
+    weights = weights or [1.0] * len(ranked_lists)
+    if fusion == "merge":
+        return merge_views(ranked_lists)
     scores: dict[str, float] = {}
     items: dict[str, dict] = {}
-    for hits, weight in zip(ranked_lists, weights or [1.0] * len(ranked_lists)):
+    for hits, weight in zip(ranked_lists, weights):
         if not hits:
             continue
         top = max(h["_score"] for h in hits)
@@ -315,6 +323,23 @@ def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[
         item["_score_fused"] = score
         fused.append(item)
     return fused
+
+
+def merge_views(ranked_lists: list[list[dict]]) -> list[dict]:
+    merged: list[dict] = []
+    seen: set[str] = set()
+    depth = max((len(hits) for hits in ranked_lists), default=0) * 2 // 3
+    for rank in range(depth):
+        for hits in ranked_lists:
+            if rank < len(hits):
+                hit = hits[rank]
+                key = hit["_source"].get("section_id") or hit["_id"]
+                if key not in seen:
+                    seen.add(key)
+                    merged.append(hit)
+    for position, hit in enumerate(merged, start=1):
+        hit["_score_fused"] = 1.0 / position
+    return merged
 
 
 def snippet(text: str, terms: set[str], width: int = 240) -> str:

@@ -57,7 +57,7 @@ class EmbeddingConfig:
 @dataclass
 class SearchConfig:
     mode: str = "hybrid"  # bm25 | dense | hybrid
-    fusion: str = "rrf"  # rrf | minmax
+    fusion: str = "rrf"  # rrf | minmax | merge
     rrf_k: int = 60
     candidates: int = 60  # per retriever, before fusion
     # Dense views searched. Measured on the bench: the summary view lowered P@1 at every weight tried.

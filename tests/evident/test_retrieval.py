@@ -111,3 +111,10 @@ def test_filters_and_facets(sample_corpus, searcher):
     assert set(response.facets["space"]) == {"OPS"}
     everything = searcher.search(SearchRequest(query="buoy", k=50))
     assert everything.facets["kind"]
+
+
+@pytest.mark.parametrize("fusion", ["minmax", "merge"])
+def test_other_fusions_find_the_rare_code_page(sample_corpus, searcher, fusion):
+    fact = next(f for f in FACTS if f["Kind"] == "rare error code")
+    response = searcher.search(SearchRequest(query=fact["Query"], fusion=fusion, views=("context", "summary")))
+    assert response.hits[0].url == fact["Expected URL"]
