@@ -23,13 +23,18 @@ from ingest import evidence as kinds
 from ingest.dates import date_tokens
 from ingest.language import Lemmatizer, detect_language, stopwords
 
-# Words that make a question lean on the one before it ("and what about TPM?", "wer ist dafür zuständig?").
-_FOLLOW_UP_MARKERS = {
-    "en": {"it", "its", "it's", "they", "them", "their", "that", "this", "those", "these", "there", "he", "she",
-           "his", "her", "him", "one", "ones", "same", "also", "and", "about", "then", "else", "instead"},
-    "de": {"es", "er", "sie", "ihn", "ihm", "ihr", "ihre", "dafür", "dazu", "davon", "dort", "da", "das", "dies",
-           "diese", "dieser", "dessen", "deren", "und", "auch", "denn", "dann", "damit", "darauf", "daran"},
-    "es": {"eso", "esto", "ese", "esa", "ello", "él", "ella", "su", "sus", "y", "también", "allí", "ahí", "lo", "la"},
+# Words that make a question lean on the one before it ("and what about TPM?", "wer ist dafür zuständig?"):
+# pronouns that point back count anywhere, connectives only when the question opens with them.
+_POINTING_BACK = {
+    "en": {"it", "its", "it's", "they", "them", "their", "he", "she", "his", "her", "him", "those", "these"},
+    "de": {"dafür", "dazu", "davon", "dort", "dessen", "deren", "damit", "darauf", "daran", "dabei", "darüber",
+           "ihn", "ihm"},
+    "es": {"eso", "esto", "ello", "allí", "ahí"},
+}
+_OPENING = {
+    "en": {"and", "also", "so", "then", "what about", "how about"},
+    "de": {"und", "auch", "also", "dann", "und was", "was ist mit"},
+    "es": {"y", "también", "entonces", "y qué"},
 }
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
 _SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
@@ -126,23 +131,23 @@ class ResolvedQuery:
 def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Lemmatizer) -> ResolvedQuery:
     """Complete an elliptical follow-up from the conversation without an LLM.
 
-    A question leans on the one before it when it opens with or contains a
-    pronoun or connective of its language ("and ...", "it", "dafür"), or has
-    at most one content word of its own ("TPM?"). Then the key terms of the
-    earlier questions (newest first) are carried over at a lower weight, the
-    embedder sees the last question and this one together, and the pages shown
-    for the last turn get a small prior. A self-contained question is left
-    alone, so it is not dragged back.
+    A question leans on the one before it when it contains a pronoun that
+    points back ("it", "dafür") or opens with a connective ("and ...", "what
+    about ..."), or has at most one content word of its own ("TPM?"). Then the
+    key terms of the earlier questions (newest first) are carried over at a
+    lower BM25 weight, the embedder sees the last question and this one
+    together, and the page shown first for the last turn gets a small prior.
+    A question that stands on its own keeps the earlier terms only as a weak
+    hint (``hint_share``), so it is not dragged back.
     """
-    alone = ResolvedQuery(query, [], query, [], False)
     if not history:
-        return alone
+        return ResolvedQuery(query, [], query, [], False)
     tokens = [t.lower() for t in _TOKEN.findall(query)]
     own_terms = content_terms(query, lang, lemmatizer)
-    markers = _FOLLOW_UP_MARKERS.get(lang, _FOLLOW_UP_MARKERS["en"])
-    leans = any(t in markers for t in tokens[:2]) or any(t in markers for t in tokens if len(t) > 3)
-    if not (leans or len(own_terms) <= 1):
-        return alone
+    opening = " ".join(tokens[:3])
+    leans = any(t in _POINTING_BACK.get(lang, set()) for t in tokens) or any(
+        opening == o or opening.startswith(o + " ") for o in _OPENING.get(lang, set()))
+    follow_up = leans or len(own_terms) <= 1
     carried: list[str] = []
     own = set(own_terms)
     for turn in reversed(history[-3:]):
@@ -150,6 +155,9 @@ def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Le
         for term in content_terms(turn.query, turn_lang, lemmatizer):
             if term not in own and term not in carried:
                 carried.append(term)
+    if not follow_up:
+        # Still the same conversation: the earlier subject is kept as a weak hint only.
+        return ResolvedQuery(query, carried, query, [], False)
     prior = [r["url"] for r in history[-1].results[:1] if r.get("url")]
     return ResolvedQuery(query, carried, f"{history[-1].query} {query}", prior, True)
 
@@ -165,7 +173,7 @@ class Searcher:
 
     # -- query building -------------------------------------------------------------------------
     def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict],
-                   carried: list[str] = ()) -> dict:
+                   carried: list[str] = (), carried_boost: float = 0.0) -> dict:
         fields = ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
         if lang in ("en", "de", "es"):
             fields += [f"context.{lang}", f"title.{lang}^2", f"text.{lang}^1.5"]
@@ -175,8 +183,7 @@ class Searcher:
         if lemmas:
             should.append({"match": {"lemmas": {"query": " ".join(lemmas), "boost": 1.5}}})
         if carried:
-            should.append({"match": {"lemmas": {"query": " ".join(carried),
-                                                "boost": self.settings.search.carried_boost}}})
+            should.append({"match": {"lemmas": {"query": " ".join(carried), "boost": carried_boost}}})
         return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
 
     @staticmethod
@@ -250,7 +257,8 @@ class Searcher:
         if mode == "baseline":
             bm25 = self.baseline_query(request.query, filters)
         else:
-            bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried)
+            carried_boost = cfg.carried_boost * (1.0 if resolved.follow_up else cfg.hint_share)
+            bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried, carried_boost)
                     if mode in ("bm25", "hybrid") else None)
         knn: list[dict] = []
         if mode in ("dense", "hybrid"):

@@ -73,6 +73,7 @@ class SearchConfig:
     group: str = "page"  # page | none
     history: bool = True  # resolve follow-ups from the conversation
     carried_boost: float = 0.6  # BM25 weight of terms carried over from earlier turns (own words: 1)
+    hint_share: float = 0.5  # share of carried_boost when the question stands on its own
     prior_weight: float = 0.5  # bonus of the page a follow-up leans on, in rank-1 units of the fusion
     server_side: bool = False  # hybrid query + search pipeline when neural-search runs
 
