@@ -65,12 +65,6 @@ def log_search(client: OpenSearch, query: str, took_ms: int, hits: int, lang: st
                                               "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode})
 
 
-def alias_indices(client: OpenSearch, alias: str) -> list[str]:
-    if not client.indices.exists_alias(name=alias):
-        return []
-    return sorted(client.indices.get_alias(name=alias))
-
-
 def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:
     source = dict(evidence)
     source["page_url"] = source["url"]
@@ -98,12 +92,6 @@ def replace_document(client: OpenSearch, settings: Settings, doc_id: str, source
         body={"query": {"bool": {"filter": [{"term": {"doc_id": doc_id}}],
                                  "must_not": [{"ids": {"values": keep}}]}}})
     return {"written": written, "removed": stale.get("deleted", 0), "errors": errors}
-
-
-def delete_document(client: OpenSearch, settings: Settings, doc_id: str) -> int:
-    result = client.delete_by_query(index=settings.opensearch.index_alias, refresh=True, conflicts="proceed",
-                                    body={"query": {"term": {"doc_id": doc_id}}})
-    return result.get("deleted", 0)
 
 
 def wait_for(client: OpenSearch, timeout: float = 60.0) -> None:

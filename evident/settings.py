@@ -55,6 +55,16 @@ class EmbeddingConfig:
 
 
 @dataclass
+class LLMConfig:
+    """An optional OpenAI-compatible chat endpoint that writes the summary view; off when unset."""
+
+    base_url: str = ""
+    model: str = ""
+    api_key: str = ""
+    timeout: int = 60
+
+
+@dataclass
 class SearchConfig:
     mode: str = "hybrid"  # bm25 | dense | hybrid
     fusion: str = "rrf"  # rrf | minmax | merge
@@ -86,6 +96,7 @@ class Settings:
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
 
 
 def _coerce(value: str, current: object) -> object:

@@ -15,7 +15,6 @@ SECTION = "section"
 PDF_PAGE = "pdf_page"
 PAGE = "page"  # a whole wiki or HTML page; a PDF's pages are PDF_PAGE
 TERM = "term"
-KINDS = (PASSAGE, LIST, TABLE, TABLE_ROW, CODE, PANEL, SECTION, PDF_PAGE, PAGE, TERM)
 
 
 @dataclass

@@ -83,9 +83,6 @@ class JobStore:
     def set_fingerprint(self, name: str, value: str) -> None:
         self.redis.hset(f"{PREFIX}:fingerprint", name, value)
 
-    def forget_fingerprints(self) -> None:
-        self.redis.delete(f"{PREFIX}:fingerprint")
-
     def metric(self, task: str, name: str, amount: float = 1) -> None:
         self.redis.hincrbyfloat(f"{PREFIX}:metrics:{task}", name, amount)
 

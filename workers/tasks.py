@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import time
+import urllib.request
 from dataclasses import asdict
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from ingest.blocks import ParseError
 from ingest.evidence import Evidence
 from ingest.language import Lemmatizer
 from ingest.pipeline import evidence_for
-from ingest.views import KeywordStats
+from ingest.views import KeywordStats, LLMSummarizer
 from workers.grounding import term_evidence
 from workers.jobs import PREFIX, JobStore
 
@@ -115,6 +116,31 @@ def embed_views(embedder: Embedder, items: list[Evidence]) -> list[dict[str, lis
     return vectors
 
 
+def llm_summaries(settings: Settings, evidence: list[Evidence]) -> list[str]:
+    """Let the configured LLM endpoint rewrite the summary view; on failure the extractive one stays.
+
+    Returns warnings to record (one per failure kind, so a dead endpoint does not flood the job).
+    """
+    llm = LLMSummarizer(settings.llm.base_url, settings.llm.model, settings.llm.api_key)
+    if not llm.configured:
+        return []
+    warnings: set[str] = set()
+    for item in evidence:
+        if not item.summary:
+            continue
+        body = json.dumps(llm.request(item.text, item.lang, " ".join([item.title, *item.heading_path]))).encode()
+        request = urllib.request.Request(llm.endpoint, data=body, headers=llm.headers(), method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=settings.llm.timeout) as response:
+                summary = llm.parse(response.read())
+        except (OSError, ValueError) as exc:
+            warnings.add(f"LLM summary from {llm.endpoint} failed ({exc}); kept the extractive summary")
+            continue
+        if summary:
+            item.summary = summary
+    return sorted(warnings)
+
+
 def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) -> dict:
     vectors = embed_views(ctx.embedder, evidence)
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
@@ -139,9 +165,10 @@ def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> d
         stats = ctx.keyword_stats()
         parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
         ctx.save_keyword_stats(stats)
+        warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         written = write_evidence(ctx, parsed.document.doc_id, evidence)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
-                      warnings=list(parsed.errors))
+                      warnings=warnings)
     if item.path.suffix.lower() in (".pdf", ".csv"):
         terms, problems = term_evidence(item, source_file, settings.ingest, ctx.embedder, ctx.lemmatizer)
         by_doc: dict[str, list[Evidence]] = {}
