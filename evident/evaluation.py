@@ -58,6 +58,7 @@ class Outcome:
     question: dict
     rank: int | None
     urls: list[str] = field(default_factory=list)
+    leaked: bool = False  # a restricted gold page was shown to someone outside its group
 
 
 def load_questions(path: str | Path) -> list[dict]:
@@ -85,7 +86,11 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
         groups = [q["restricted_to"]] if q.get("restricted_to") else []
         response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns), **overrides))
         urls = [h.url for h in response.hits]
-        outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls))
+        leaked = False
+        if groups:  # ask again as an outsider: the restricted page must not appear at all
+            outsider = searcher.search(SearchRequest(query=text, k=k, history=list(turns), **overrides))
+            leaked = first_gold_rank([h.url for h in outsider.hits], q.get("gold_urls", [])) is not None
+        outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked))
         history[conv].append(Turn(text, [{"url": h.url, "title": h.title} for h in response.hits[:3]]))
         if progress:
             progress(n)
@@ -94,6 +99,8 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
 
 def report(outcomes: list[Outcome]) -> dict:
     result = figures([o.rank for o in outcomes]).as_dict()
+    restricted = [o for o in outcomes if o.question.get("restricted_to")]
+    result["restricted"] = {"n": len(restricted), "leaks": sum(o.leaked for o in restricted)}
     for name in BREAKDOWNS:
         groups: dict[str, list[int | None]] = defaultdict(list)
         for o in outcomes:
@@ -104,7 +111,10 @@ def report(outcomes: list[Outcome]) -> dict:
 
 
 def format_table(result: dict) -> str:
-    lines = [f"{'':24} {'n':>4} {'P@1':>6} {'hit@5':>6} {'MRR':>6}",
+    restricted = result.get("restricted", {})
+    lines = [f"restricted questions: {restricted.get('n', 0)}, restricted page shown to an outsider: "
+             f"{restricted.get('leaks', 0)}",
+             f"{'':24} {'n':>4} {'P@1':>6} {'hit@5':>6} {'MRR':>6}",
              f"{'overall':24} {result['n']:>4} {result['p_at_1']:>6.3f} {result['hit_at_5']:>6.3f} "
              f"{result['mrr']:>6.3f}"]
     for name in BREAKDOWNS:

@@ -85,6 +85,8 @@ def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
     assert report["p_at_1"] == round(len(FACTS) / n, 4) and report["hit_at_5"] == round(len(FACTS) / n, 4)
     assert report["by_lang"]["de"] == {"n": 1, "p_at_1": 1.0, "hit_at_5": 1.0, "mrr": 1.0}
     assert report["by_answer_source"]["passage"]["p_at_1"] == 0.0
+    restricted = sum(f["Visible to"] != "everyone" for f in FACTS)
+    assert report["restricted"] == {"n": restricted, "leaks": 0}
 
 
 def test_eval_names_a_broken_questions_file(tmp_path):
