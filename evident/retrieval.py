@@ -38,7 +38,8 @@ _OPENING = {
 }
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
 _SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
-                  "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords"]
+                  "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords",
+                  "meta.term"]
 
 
 @dataclass
@@ -278,12 +279,17 @@ class Searcher:
                 ranked_lists.append(response["hits"]["hits"])
                 facets.update(_facets(response))
             fused = fuse(ranked_lists, fusion, cfg.rrf_k, weights)
-        if resolved.prior_urls:
-            bonus = cfg.prior_weight * (1.0 / (cfg.rrf_k + 1) if fusion == "rrf" else 1.0)
-            for item in fused:
-                if item["_source"]["url"] in resolved.prior_urls:
-                    item["_score_fused"] += bonus
-            fused.sort(key=lambda h: -h["_score_fused"])
+        unit = 1.0 / (cfg.rrf_k + 1) if fusion == "rrf" else 1.0  # what a first rank is worth
+        query_lower = request.query.lower()
+        for item in fused:
+            src = item["_source"]
+            if src["url"] in resolved.prior_urls:
+                item["_score_fused"] += cfg.prior_weight * unit
+            # Index-aware grounding: a query that names an indexed term gets the term's anchor first.
+            term = (src.get("meta") or {}).get("term", "")
+            if term and re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", query_lower):
+                item["_score_fused"] += cfg.term_weight * unit
+        fused.sort(key=lambda h: -h["_score_fused"])
 
         stop = stopwords(lang)
         terms = set(lemmas) | set(resolved.carried) | {

@@ -85,6 +85,7 @@ class SearchConfig:
     carried_boost: float = 0.6  # BM25 weight of terms carried over from earlier turns (own words: 1)
     hint_share: float = 0.5  # share of carried_boost when the question stands on its own
     prior_weight: float = 0.5  # bonus of the page a follow-up leans on, in rank-1 units of the fusion
+    term_weight: float = 1.0  # bonus of an index-term anchor whose term the query names, same units
     server_side: bool = False  # hybrid query + search pipeline when neural-search runs
 
 
