@@ -10,10 +10,8 @@ from evident.index import connect
 from evident.retrieval import Searcher
 from evident.settings import Settings, load_settings
 from ingest.language import Lemmatizer
+from workers.app import create_app as create_celery
 from workers.jobs import JobStore
-
-# Groups of the caller, set by the intranet's trusted reverse proxy (full auth comes later).
-GROUPS_HEADER = "X-Evident-Groups"
 
 
 def create_app(settings: Settings | None = None, searcher: Searcher | None = None) -> Flask:
@@ -25,6 +23,7 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
         "opensearch": client,
         "searcher": searcher or Searcher(settings, client, Embedder(settings.embedding), Lemmatizer()),
         "jobs": JobStore.from_url(settings.redis.url),
+        "celery": create_celery(settings),  # for worker status only; tasks are queued by `evident ingest`
     }
     app.register_blueprint(search)
     app.register_blueprint(admin)

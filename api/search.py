@@ -9,6 +9,8 @@ from evident.index import log_search
 from evident.retrieval import SearchRequest, Turn
 
 search = Blueprint("search", __name__)
+# Groups of the caller, set by the intranet's trusted reverse proxy (full auth comes later).
+GROUPS_HEADER = "X-Evident-Groups"
 FILTER_NAMES = ("space", "kind", "lang", "labels", "source_type")
 MAX_K = 100
 
@@ -22,8 +24,6 @@ def _evident() -> dict:
 
 
 def caller_groups() -> list[str]:
-    from api.app import GROUPS_HEADER
-
     raw = request.headers.get(GROUPS_HEADER, "")
     return [g.strip() for g in raw.split(",") if g.strip()]
 
@@ -98,8 +98,6 @@ def api_search():
 
 @search.route("/api/health")
 def health():
-    from workers.app import create_app as create_celery
-
     ev = _evident()
     status: dict = {}
     try:
@@ -112,7 +110,7 @@ def health():
     except Exception as exc:  # noqa: BLE001
         status["redis"] = f"down: {exc}"
     try:
-        replies = create_celery(ev["settings"]).control.ping(timeout=1.0)
+        replies = ev["celery"].control.ping(timeout=1.0)
         status["workers"] = len(replies)
     except Exception as exc:  # noqa: BLE001
         status["workers"] = f"unknown: {exc}"
