@@ -45,6 +45,15 @@ def cmd_init(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_reindex(args, settings: Settings) -> int:
+    from evident.index import connect, reindex, wait_for
+
+    client = connect(settings)
+    wait_for(client, timeout=30)
+    print(json.dumps(reindex(client, settings), indent=2))
+    return 0
+
+
 # -- parse -----------------------------------------------------------------------------------------
 def cmd_parse(args, settings: Settings) -> int:
     from evident.corpus import CorpusError, discover, load
@@ -231,6 +240,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="create or update the index template, alias and search pipelines")
     p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("reindex", help="rebuild the index from the current template and swap the alias (no downtime)")
+    p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("parse", help="print the evidence files would give (no services needed)")
     p.add_argument("paths", nargs="+", metavar="PATH")

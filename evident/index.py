@@ -49,7 +49,7 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
     client.indices.put_index_template(name=SEARCHLOG_INDEX, body=load_json("searchlog-template.json"))
     report = {"template": alias, "alias": alias, "created_index": None, "pipelines": []}
     if not client.indices.exists_alias(name=alias):
-        index = f"{alias}-{datetime.now(timezone.utc):%Y%m%d%H%M%S}"
+        index = new_index_name(alias)
         client.indices.create(index=index, body={"aliases": {alias: {}}})
         report["created_index"] = index
     if "opensearch-neural-search" in installed_plugins(client):
@@ -63,6 +63,33 @@ def log_search(client: OpenSearch, query: str, took_ms: int, hits: int, lang: st
     """One line of the search log that the "Evident search" dashboard reads."""
     client.index(index=SEARCHLOG_INDEX, body={"at": datetime.now(timezone.utc).isoformat(), "q": query,
                                               "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode})
+
+
+def new_index_name(alias: str) -> str:
+    return f"{alias}-{datetime.now(timezone.utc):%Y%m%d%H%M%S%f}"
+
+
+def reindex(client: OpenSearch, settings: Settings) -> dict:
+    """Move the evidence to a fresh index built from the current template, then swap the alias atomically.
+
+    Searches keep being answered from the old index until the swap. Vectors are copied as they are, so
+    a change of embedding model needs a re-ingest (``evident ingest --force``) instead.
+    """
+    alias = settings.opensearch.index_alias
+    init_index(client, settings)
+    old = sorted(client.indices.get_alias(name=alias))
+    new = new_index_name(alias)
+    client.indices.create(index=new)
+    copied = client.reindex(body={"source": {"index": ",".join(old)}, "dest": {"index": new}},
+                            refresh=True, wait_for_completion=True, request_timeout=3600)
+    if copied.get("failures"):
+        client.indices.delete(index=new)
+        raise RuntimeError(f"reindex into {new} failed: {copied['failures'][:1]}")
+    actions = [{"remove": {"index": index, "alias": alias}} for index in old]
+    client.indices.update_aliases(body={"actions": [*actions, {"add": {"index": new, "alias": alias}}]})
+    for index in old:
+        client.indices.delete(index=index)
+    return {"alias": alias, "from": old, "to": new, "documents": copied.get("total", 0)}
 
 
 def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:

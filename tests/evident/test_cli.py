@@ -45,7 +45,7 @@ def test_missing_path_is_an_error():
 
 
 def test_every_command_has_help():
-    for command in ("services", "init", "parse", "ingest", "worker", "serve", "search", "eval", "demo"):
+    for command in ("services", "init", "reindex", "parse", "ingest", "worker", "serve", "search", "eval", "demo"):
         result = evident(command, "--help")
         assert result.returncode == 0 and "usage: evident" in result.stdout, command
 
@@ -106,3 +106,16 @@ def test_readme_documents_every_command():
     documented = set(re.findall(r"`evident (\w+)", readme))
     subparsers = next(a for a in build_parser()._actions if a.dest == "command")
     assert documented == set(subparsers.choices)
+
+
+def test_reindex_swaps_the_alias_and_keeps_every_evidence(sample_corpus, stores, settings):
+    alias = settings.opensearch.index_alias
+    before_index = sorted(stores.indices.get_alias(name=alias))
+    before_count = stores.count(index=alias)["count"]
+    result = evident("reindex", env=_test_index_env(settings))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    after_index = sorted(stores.indices.get_alias(name=alias))
+    assert after_index == [report["to"]] and after_index != before_index
+    assert not stores.indices.exists(index=before_index[0])
+    assert stores.count(index=alias)["count"] == before_count == report["documents"]
