@@ -54,6 +54,13 @@ def cmd_reindex(args, settings: Settings) -> int:
     return 0
 
 
+def report_skipped(skipped) -> None:
+    if skipped:
+        examples = ", ".join(p.name for p in skipped[:3])
+        print(f"note: {len(skipped)} files are not JSON, HTML, PDF or CSV and were left out ({examples}"
+              f"{', ...' if len(skipped) > 3 else ''})", file=sys.stderr)
+
+
 # -- parse -----------------------------------------------------------------------------------------
 def cmd_parse(args, settings: Settings) -> int:
     from evident.corpus import CorpusError, discover, load
@@ -62,7 +69,8 @@ def cmd_parse(args, settings: Settings) -> int:
     from ingest.pipeline import evidence_for
     from ingest.views import KeywordStats
 
-    files, errors = discover(args.paths)
+    files, errors, skipped = discover(args.paths)
+    report_skipped(skipped)
     lemmatizer, stats = Lemmatizer(), KeywordStats()
     counts: dict[str, int] = {}
     for item in files:
@@ -96,7 +104,8 @@ def cmd_ingest(args, settings: Settings) -> int:
     from workers.jobs import JobStore
     from workers.submit import queue_files, wait_for_job
 
-    files, missing = discover(args.paths)
+    files, missing, skipped = discover(args.paths)
+    report_skipped(skipped)
     for err in missing:
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
     if not files:
@@ -218,8 +227,8 @@ def cmd_demo(args, settings: Settings) -> int:
         launcher.up(settings)
     except ServiceError as exc:
         return _fail(str(exc))
-    args.paths, args.force, args.no_wait, args.timeout = [str(args.corpus)], False, False, 3600
-    code = cmd_ingest(args, settings)
+    code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], force=False, no_wait=False, timeout=3600),
+                      settings)
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/"
     try:
         launcher.wait_http(url + "api/health", timeout=180)

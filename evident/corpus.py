@@ -62,21 +62,30 @@ class CorpusFile:
     name: str  # stable name relative to the folder given (the file name for a single file)
 
 
-def discover(paths: list[str]) -> tuple[list[CorpusFile], list[CorpusError]]:
-    """All candidate files below the given paths, sorted; missing paths are errors."""
+def discover(paths: list[str]) -> tuple[list[CorpusFile], list[CorpusError], list[Path]]:
+    """All candidate files below the given paths, sorted; missing paths are errors.
+
+    Files of other types inside a folder (README, images, ...) are returned as skipped, so the
+    caller can say so instead of dropping them silently.
+    """
     found: list[CorpusFile] = []
     errors: list[CorpusError] = []
+    skipped: list[Path] = []
     for raw in paths:
         path = Path(raw).resolve()
         if path.is_file():
             found.append(CorpusFile(path, path.name))
         elif path.is_dir():
-            found += [CorpusFile(p, str(p.relative_to(path.parent)))
-                      for p in sorted(path.rglob("*")) if p.is_file() and p.suffix.lower() in SUFFIXES
-                      and p.name not in SIDE_FILES]
+            for p in sorted(path.rglob("*")):
+                if not p.is_file() or p.name in SIDE_FILES:
+                    continue
+                if p.suffix.lower() in SUFFIXES:
+                    found.append(CorpusFile(p, str(p.relative_to(path.parent))))
+                else:
+                    skipped.append(p)
         else:
             errors.append(CorpusError(raw, "no such file or folder"))
-    return found, errors
+    return found, errors, skipped
 
 
 def load(item: CorpusFile, files_base_url: str = "") -> SourceFile:

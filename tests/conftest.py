@@ -81,7 +81,7 @@ def ingest(worker, jobs):
     from workers.submit import queue_files, wait_for_job
 
     def run(*paths, force=False, timeout=900):
-        files, missing = discover([str(p) for p in paths])
+        files, missing, _skipped = discover([str(p) for p in paths])
         assert not missing, missing
         job_id = queue_files(worker, jobs, files, force=force)
         status = wait_for_job(jobs, job_id, timeout)

@@ -33,9 +33,11 @@ def test_parse_reports_a_bad_file_and_goes_on(tmp_path):
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
     (tmp_path / "good.html").write_text("<html><body><main><h1>Hi</h1><p>Hello there.</p></main></body></html>",
                                         encoding="utf-8")
+    (tmp_path / "notes.docx").write_bytes(b"PK")
     result = evident("parse", str(tmp_path), "--json")
     assert result.returncode == 1
     assert "bad.json" in result.stderr
+    assert "1 files are not JSON, HTML, PDF or CSV and were left out (notes.docx)" in result.stderr
     assert any(json.loads(line)["text"] == "Hello there." for line in result.stdout.splitlines())
 
 
