@@ -35,13 +35,17 @@ def cmd_services(args, settings: Settings) -> int:
     return 0 if args.action == "down" or all(running for running, _ in report.values()) else 1
 
 
-def cmd_init(args, settings: Settings) -> int:
+def ensure_index(settings: Settings) -> dict:
+    """The template, alias and pipelines, created or updated (idempotent) once OpenSearch answers."""
     from evident.index import connect, init_index, wait_for
 
     client = connect(settings)
     wait_for(client, timeout=30)
-    report = init_index(client, settings)
-    print(json.dumps(report, indent=2))
+    return init_index(client, settings)
+
+
+def cmd_init(args, settings: Settings) -> int:
+    print(json.dumps(ensure_index(settings), indent=2))
     return 0
 
 
@@ -110,6 +114,9 @@ def cmd_ingest(args, settings: Settings) -> int:
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
     if not files:
         return _fail("nothing to ingest")
+    created = ensure_index(settings)["created_index"]  # the worker writes only through the alias
+    if created:
+        print(f"created index {created} behind alias {settings.opensearch.index_alias}", file=sys.stderr)
     jobs = JobStore.from_url(settings.redis.url)
     job_id = queue_files(create_app(settings), jobs, files, force=args.force)
     print(f"job {job_id}: {len(files)} files queued", file=sys.stderr)
@@ -222,8 +229,6 @@ def cmd_demo(args, settings: Settings) -> int:
 
     try:
         launcher.up_stores(settings)
-        if cmd_init(args, settings):
-            return 1
         launcher.up(settings)
     except ServiceError as exc:
         return _fail(str(exc))

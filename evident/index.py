@@ -101,18 +101,24 @@ def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:
 
 
 def replace_document(client: OpenSearch, settings: Settings, doc_id: str, sources: list[dict]) -> dict:
-    """Write a document's evidence and remove its evidence that no longer exists."""
+    """Write a document's evidence and remove its evidence that no longer exists.
+
+    Writes go through the alias only (``require_alias``): a missing alias is an error naming it, never
+    an index that OpenSearch would create without the template's mappings.
+    """
     alias = settings.opensearch.index_alias
     actions = ({"_op_type": "index", "_index": alias, "_id": s["id"], "_source": s} for s in sources)
     written = 0
     errors: list[str] = []
     for ok, item in helpers.streaming_bulk(client, actions, chunk_size=settings.opensearch.bulk_chunk_size,
                                            max_retries=settings.opensearch.max_retries,
-                                           raise_on_error=False, initial_backoff=1):
+                                           raise_on_error=False, initial_backoff=1, require_alias=True):
         if ok:
             written += 1
         else:
             errors.append(json.dumps(item)[:500])
+    if errors:  # the old evidence stays until the new one is written
+        return {"written": written, "removed": 0, "errors": errors}
     keep = [s["id"] for s in sources]
     stale = client.delete_by_query(
         index=alias, refresh=True, conflicts="proceed",
