@@ -5,11 +5,9 @@ from flask import Flask
 
 from api.admin import admin
 from api.search import search
-from evident.embedding import Embedder
 from evident.index import connect
 from evident.retrieval import Searcher
 from evident.settings import Settings, load_settings
-from ingest.language import Lemmatizer
 from workers.app import create_app as create_celery
 from workers.jobs import JobStore
 
@@ -21,7 +19,7 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
     app.extensions["evident"] = {
         "settings": settings,
         "opensearch": client,
-        "searcher": searcher or Searcher(settings, client, Embedder(settings.embedding), Lemmatizer()),
+        "searcher": searcher or Searcher.from_settings(settings, client),
         "jobs": JobStore.from_url(settings.redis.url),
         "celery": create_celery(settings),  # for worker status only; tasks are queued by `evident ingest`
     }

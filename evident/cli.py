@@ -163,12 +163,10 @@ def cmd_serve(args, settings: Settings) -> int:
 
 # -- search and eval -------------------------------------------------------------------------------
 def make_searcher(settings: Settings):
-    from evident.embedding import Embedder
     from evident.index import connect
     from evident.retrieval import Searcher
-    from ingest.language import Lemmatizer
 
-    return Searcher(settings, connect(settings), Embedder(settings.embedding), Lemmatizer())
+    return Searcher.from_settings(settings, connect(settings))
 
 
 def _overrides(args) -> dict:

@@ -18,10 +18,14 @@ from opensearchpy import OpenSearch
 
 from evident.embedding import Embedder
 from evident.index import VECTOR_FIELDS
+from evident.lexicon import Lexicon, load_lexicon
+from evident.llm import LLMError
+from evident.rerank import Reranker, load_reranker
+from evident.rewrite import QueryRewriter, load_rewriter
 from evident.settings import SearchConfig, Settings
 from ingest import evidence as kinds
 from ingest.dates import date_tokens
-from ingest.language import Lemmatizer, detect_language, stopwords
+from ingest.language import Lemmatizer, Token, detect_language, stopwords
 
 # Words that make a question lean on the one before it ("and what about TPM?", "wer ist dafür zuständig?"):
 # pronouns that point back count anywhere, connectives only when the question opens with them.
@@ -90,6 +94,8 @@ class SearchResponse:
     lang: str
     resolved_query: str
     facets: dict = field(default_factory=dict)
+    translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations
+    warnings: list[str] = field(default_factory=list)  # an optional stage that failed, and what was done instead
 
 
 def acl_filter(groups: list[str]) -> dict:
@@ -113,10 +119,30 @@ def request_filters(request: SearchRequest) -> list[dict]:
     return clauses
 
 
-def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
-    """The query's lemmas without stop words, plus ISO tokens for the dates it names."""
+def content_tokens(text: str, lang: str, lemmatizer: Lemmatizer) -> list[Token]:
+    """The query's words that are not stop words.
+
+    spaCy's German stop list holds nouns too ("Jahr", "Tag", "Zeit"); German capitalizes nouns, so a
+    capitalized word that does not open the sentence is kept ("An welchem Tag wird das Gehalt ...").
+    """
     stop = stopwords(lang)
-    terms = [t for t in lemmatizer.lemmas(text, lang) if t not in stop and (len(t) > 1 or t.isdigit())]
+    kept = []
+    opening = True
+    for token in lemmatizer.analyze(text, lang):
+        if token.kind == "punct":
+            opening = opening or token.text in ".?!:\n"
+            continue
+        noun = lang == "de" and not opening and token.text[:1].isupper()
+        opening = False
+        if (noun or (token.lemma not in stop and token.text.lower() not in stop)) and (
+                len(token.lemma) > 1 or token.lemma.isdigit()):
+            kept.append(token)
+    return kept
+
+
+def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
+    """The lemmas of the query's content words, plus ISO tokens for the dates it names."""
+    terms = [t.lemma for t in content_tokens(text, lang, lemmatizer)]
     return terms + [t for t in date_tokens(text) if t not in terms]
 
 
@@ -166,18 +192,76 @@ def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Le
 class Searcher:
     """Configuration-only init; ``search`` runs one request."""
 
-    def __init__(self, settings: Settings, client: OpenSearch, embedder: Embedder, lemmatizer: Lemmatizer):
+    def __init__(self, settings: Settings, client: OpenSearch, embedder: Embedder, lemmatizer: Lemmatizer,
+                 lexicon: Lexicon | None = None, reranker: Reranker | None = None,
+                 rewriter: QueryRewriter | None = None):
         self.settings = settings
         self.client = client
         self.embedder = embedder
         self.lemmatizer = lemmatizer
+        self.lexicon = lexicon
+        self.reranker = reranker
+        self.rewriter = rewriter
+
+    @classmethod
+    def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
+        return cls(settings, client, Embedder(settings.embedding), Lemmatizer(), load_lexicon(settings.search.lexicon),
+                   load_reranker(settings.rerank), load_rewriter(settings))
+
+    def resolve(self, query: str, history: list[Turn], lang: str, warnings: list[str]) -> ResolvedQuery:
+        """The configured LLM rewrites a question asked after others; without one, or when it fails, the
+        rule-based ``resolve_follow_up`` does."""
+        if self.rewriter is not None and history:
+            try:
+                rewritten = self.rewriter.run(query, [(t.query, [r.get("title", "") for r in t.results])
+                                                      for t in history])
+                return ResolvedQuery(rewritten, [], rewritten, [], rewritten != query)
+            except LLMError as exc:
+                warnings.append(f"follow-up rewriting failed ({exc}); resolved without the LLM")
+        return resolve_follow_up(query, history, lang, self.lemmatizer)
+
+    def rerank(self, query: str, fused: list[dict], fusion: str) -> None:
+        """The cross-encoder rescores the best ``top_n`` candidates; its ranking joins the fusion with
+        ``weight`` (as one more ranked list for RRF, as a min-max normalized score otherwise)."""
+        cfg = self.settings.rerank
+        top = fused[:cfg.top_n]
+        texts = [" — ".join(filter(None, [it["_source"].get("title", ""),
+                                          " > ".join(it["_source"].get("heading_path", [])),
+                                          it["_source"].get("text", "")])) for it in top]
+        scores = self.reranker.run(query, texts)
+        low, high = min(scores, default=0.0), max(scores, default=0.0)
+        order = sorted(range(len(top)), key=lambda i: -scores[i])
+        for rank, i in enumerate(order, start=1):
+            if fusion == "rrf":
+                top[i]["_score_fused"] += cfg.weight / (self.settings.search.rrf_k + rank)
+            else:
+                top[i]["_score_fused"] += cfg.weight * ((scores[i] - low) / (high - low) if high > low else 1.0)
 
     # -- query building -------------------------------------------------------------------------
+    def translations(self, terms: list[str], lang: str) -> dict[str, dict[str, list[str]]]:
+        """Each content word of the query in each other language the lexicon knows, for pages written there."""
+        if self.lexicon is None:
+            return {}
+        out: dict[str, dict[str, list[str]]] = {}
+        for source, target in sorted(self.lexicon.pairs):
+            if source == lang:
+                stop = stopwords(target)
+                for term in terms:
+                    words = [w for w in self.lexicon.translate([term], source, target) if w not in stop]
+                    if words:
+                        out.setdefault(target, {})[term] = words
+        return out
+
     def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict],
-                   carried: list[str] = (), carried_boost: float = 0.0) -> dict:
+                   carried: list[str] = (), carried_boost: float = 0.0,
+                   translated: dict[str, dict[str, list[str]]] | None = None) -> dict:
         fields = ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
         if lang in ("en", "de", "es"):
             fields += [f"context.{lang}", f"title.{lang}^2", f"text.{lang}^1.5"]
+        if lang != self.settings.search.corpus_language:
+            # Another language's function words are rare in the corpus, so their IDF would lift every page
+            # written in that language ("wie", "es", "bei"); the question's content words are kept.
+            text = " ".join(t.text for t in content_tokens(text, lang, self.lemmatizer)) or text
         should: list[dict] = [
             {"multi_match": {"query": text, "fields": fields, "type": "most_fields"}},
         ]
@@ -185,6 +269,14 @@ class Searcher:
             should.append({"match": {"lemmas": {"query": " ".join(lemmas), "boost": 1.5}}})
         if carried:
             should.append({"match": {"lemmas": {"query": " ".join(carried), "boost": carried_boost}}})
+        for target, by_term in (translated or {}).items():
+            # Each of the question's words counts once, matched as written or as translated, so a page in
+            # another language competes on the same concepts rather than on a second bag of words.
+            for term, words in by_term.items():
+                should.append({"dis_max": {"boost": self.settings.search.translation_boost, "queries": [
+                    {"match": {"lemmas": term}},
+                    {"multi_match": {"query": " ".join(words), "type": "most_fields",
+                                     "fields": [f"title.{target}^2", f"text.{target}^1.5", f"context.{target}"]}}]}})
         return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
 
     @staticmethod
@@ -249,9 +341,11 @@ class Searcher:
         use_history = cfg.history if request.use_history is None else request.use_history
 
         lang = detect_language(request.query)
-        resolved = (resolve_follow_up(request.query, request.history, lang, self.lemmatizer)
+        warnings: list[str] = []
+        resolved = (self.resolve(request.query, request.history, lang, warnings)
                     if use_history else ResolvedQuery(request.query, [], request.query, [], False))
         lemmas = content_terms(resolved.text, lang, self.lemmatizer)
+        translated = self.translations(lemmas, lang) if mode != "baseline" else {}
         filters = request_filters(request)
         n = max(cfg.candidates, request.k * request.page * 3)
 
@@ -259,21 +353,31 @@ class Searcher:
             bm25 = self.baseline_query(request.query, filters)
         else:
             carried_boost = cfg.carried_boost * (1.0 if resolved.follow_up else cfg.hint_share)
-            bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried, carried_boost)
-                    if mode in ("bm25", "hybrid") else None)
+            bm25 = (self.bm25_query(resolved.text, lemmas, lang, filters, resolved.carried, carried_boost,
+                                    translated) if mode in ("bm25", "hybrid") else None)
+        lexical = [bm25] if bm25 else []
+        weights = [cfg.bm25_weight] * len(lexical)
         knn: list[dict] = []
         if mode in ("dense", "hybrid"):
-            vector = self.embedder.embed([resolved.dense_text])[0]
-            knn = [self.knn_query(view, vector, n, filters) for view in views]
+            # An English-only embedder also sees the question in its own language, when the lexicon gives one.
+            dense_texts = [resolved.dense_text] + [
+                " ".join(w for words in by_term.values() for w in words)
+                for target, by_term in translated.items() if target == self.settings.embedding.language]
+            # The model reads its own language only: a question in another one weighs less as written.
+            foreign = len(dense_texts) > 1
+            for i, vector in enumerate(self.embedder.embed(dense_texts)):
+                share = cfg.translation_dense_share if i else (cfg.foreign_dense_share if foreign else 1.0)
+                for view in views:
+                    knn.append(self.knn_query(view, vector, n, filters))
+                    weights.append(getattr(cfg, f"{view}_weight") * share)
         facet_aggs = {name: {"terms": {"field": name, "size": 20}} for name in ("space", "kind", "lang")}
         facets: dict = {}
-        weights = ([cfg.bm25_weight] if bm25 else []) + [getattr(cfg, f"{view}_weight") for view in views][:len(knn)]
         if self.server_side(request) and fusion != "merge":  # view merging runs in the application only
-            fused, facets = self._search_server_side([q for q in (bm25, *knn) if q], weights, n, fusion,
-                                                     facet_aggs)
+            fused, facets = self._search_server_side([*lexical, *knn], weights, n, fusion, facet_aggs)
         else:
-            searches = ([{"size": n, "_source": _SOURCE_FIELDS, "query": bm25, "aggs": facet_aggs}] if bm25 else [])
-            searches += [{"size": n, "_source": _SOURCE_FIELDS, "query": q} for q in knn]
+            searches = [{"size": n, "_source": _SOURCE_FIELDS, "query": q} for q in (*lexical, *knn)]
+            if lexical:
+                searches[0]["aggs"] = facet_aggs
             ranked_lists = []
             for response in self._msearch(searches):
                 ranked_lists.append(response["hits"]["hits"])
@@ -290,16 +394,20 @@ class Searcher:
             if term and re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", query_lower):
                 item["_score_fused"] += cfg.term_weight * unit
         fused.sort(key=lambda h: -h["_score_fused"])
+        if self.reranker is not None and mode != "baseline":
+            self.rerank(resolved.text, fused, fusion)
+            fused.sort(key=lambda h: -h["_score_fused"])
 
         stop = stopwords(lang)
-        terms = set(lemmas) | set(resolved.carried) | {
+        terms = set(lemmas) | set(resolved.carried) | {w for by_term in translated.values() for words in by_term.values() for w in words} | {
             t for t in (w.lower() for w in _TOKEN.findall(resolved.text)) if t not in stop}
         hits = group_by_page(fused, terms, cfg.page_support) if group == "page" else [
             to_hit(item, item["_score_fused"], terms) for item in fused]
         start = (request.page - 1) * request.k
         took = int((time.perf_counter() - started) * 1000)
         return SearchResponse(query=request.query, hits=hits[start:start + request.k], took_ms=took,
-                              total=len(hits), lang=lang, resolved_query=" ".join([resolved.text, *resolved.carried]), facets=facets)
+                              total=len(hits), lang=lang, resolved_query=" ".join([resolved.text, *resolved.carried]),
+                              facets=facets, translations=translated, warnings=warnings)
 
 
 def _facets(response: dict) -> dict:

@@ -27,9 +27,9 @@ Extractive summary (``summarize``)
     ``max_sentences`` are returned in their original order. A text of at
     most ``max_sentences`` sentences is returned as it is.
 
-``LLMSummarizer`` only builds the request for an OpenAI-compatible
-``/v1/chat/completions`` endpoint and parses its answer; the HTTP call
-belongs to the worker, since ingest does no network I/O.
+``LLMSummarizer`` only builds the prompt for an LLM-written summary and
+cleans the answer; the worker sends it (``evident.llm``), since ingest does
+no network I/O.
 """
 from __future__ import annotations
 
@@ -416,40 +416,17 @@ _LANGUAGE_NAMES = {"en": "English", "de": "German", "es": "Spanish", "fr": "Fren
 
 @dataclass
 class LLMSummarizer:
-    """Request building and answer parsing for an OpenAI-compatible chat endpoint; no HTTP here.
+    """The chat messages asking an LLM for the summary of an evidence text, and the cleanup of its answer.
 
-    The worker posts ``request(text, lang, title)`` as JSON to ``endpoint``
-    with ``headers()``, then passes the decoded answer to ``parse``. Use it
-    only when configured (base URL and model set); ``summarize`` is the
-    default.
+    The worker sends ``messages(text, lang, title)`` with ``options()`` to
+    the configured endpoint and keeps ``clean(answer)`` when it is not
+    empty; ``summarize`` is the default.
     """
 
-    base_url: str
-    model: str
-    api_key: str = ""
     max_sentences: int = 2
     max_input_words: int = 1500
     temperature: float = 0.0
     max_tokens: int = 160
-
-    @property
-    def configured(self) -> bool:
-        return bool(self.base_url and self.model)
-
-    @property
-    def endpoint(self) -> str:
-        base = self.base_url.rstrip("/")
-        if base.endswith("/chat/completions"):
-            return base
-        if not base.endswith("/v1"):
-            base += "/v1"
-        return base + "/chat/completions"
-
-    def headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        return headers
 
     def messages(self, text: str, lang: str = "en", title: str = "") -> list[dict[str, str]]:
         language = _LANGUAGE_NAMES.get(normalize_lang(lang), "the language of the text")
@@ -466,21 +443,12 @@ class LLMSummarizer:
         user = (f"Title: {title}\n\n" if title else "") + f"Text:\n{text}"
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    def request(self, text: str, lang: str = "en", title: str = "") -> dict:
-        return {"model": self.model, "messages": self.messages(text, lang, title),
-                "temperature": self.temperature, "max_tokens": self.max_tokens}
+    def options(self) -> dict:
+        """Request parameters besides model and messages."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens}
 
     @staticmethod
-    def parse(response: Mapping | str | bytes) -> str:
-        """The summary text of a chat-completions answer ('' when it has none)."""
-        if isinstance(response, (str, bytes, bytearray)):
-            response = json.loads(response)
-        try:
-            content = response["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            return ""
-        if isinstance(content, list):  # content parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-        content = re.sub(r"<think>.*?</think>", "", content or "", flags=re.S)
-        content = re.sub(r"^\s*(?:summary|zusammenfassung|resumen)\s*:\s*", "", content.strip(), flags=re.I)
-        return " ".join(content.split())
+    def clean(answer: str) -> str:
+        """The summary in an answer: without a "Summary:" label, on one line ('' when there is none)."""
+        answer = re.sub(r"^\s*(?:summary|zusammenfassung|resumen)\s*:\s*", "", answer.strip(), flags=re.I)
+        return " ".join(answer.split())

@@ -2,7 +2,10 @@
 a real Celery worker in a thread, and the sample corpus ingested through it once."""
 from __future__ import annotations
 
+import http.server
+import json
 import os
+import threading
 
 import pytest
 
@@ -101,8 +104,33 @@ def sample_corpus(ingest, stores, settings):
 
 @pytest.fixture(scope="session")
 def searcher(settings, stores):
-    from evident.embedding import Embedder
     from evident.retrieval import Searcher
-    from ingest.language import Lemmatizer
 
-    return Searcher(settings, stores, Embedder(settings.embedding), Lemmatizer())
+    return Searcher.from_settings(settings, stores)
+
+
+@pytest.fixture
+def endpoint():
+    """A stand-in chat endpoint: answers with ``answer["content"]`` and records the requests it got."""
+    requests: list[dict] = []
+    answer = {"content": ""}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+            data = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                        "content": answer["content"]}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}", requests, answer
+    server.shutdown()

@@ -11,7 +11,6 @@ import hashlib
 import json
 import logging
 import time
-import urllib.request
 from dataclasses import asdict
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from evident.corpus import CorpusFile, load
 from evident.embedding import Embedder
 from evident.index import VECTOR_FIELDS, connect, replace_document, to_source
+from evident.llm import LLMError, chat_completion
 from evident.settings import Settings
 from ingest.blocks import ParseError
 from ingest.evidence import Evidence
@@ -121,22 +121,22 @@ def llm_summaries(settings: Settings, evidence: list[Evidence]) -> list[str]:
 
     Returns warnings to record (one per failure kind, so a dead endpoint does not flood the job).
     """
-    llm = LLMSummarizer(settings.llm.base_url, settings.llm.model, settings.llm.api_key)
-    if not llm.configured:
+    config = settings.llm
+    if not (config.base_url and config.model):
         return []
+    llm = LLMSummarizer()
     warnings: set[str] = set()
     for item in evidence:
         if not item.summary:
             continue
-        body = json.dumps(llm.request(item.text, item.lang, " ".join([item.title, *item.heading_path]))).encode()
-        request = urllib.request.Request(llm.endpoint, data=body, headers=llm.headers(), method="POST")
+        messages = llm.messages(item.text, item.lang, " ".join([item.title, *item.heading_path]))
         try:
-            with urllib.request.urlopen(request, timeout=settings.llm.timeout) as response:
-                summary = llm.parse(response.read())
-        except (OSError, ValueError) as exc:
-            warnings.add(f"LLM summary from {llm.endpoint} failed ({exc}); kept the extractive summary")
+            answer = chat_completion(config.base_url, config.model, config.api_key, messages, config.timeout,
+                                     **llm.options())
+        except LLMError as exc:
+            warnings.add(f"LLM summary failed ({exc}); kept the extractive summary")
             continue
-        if summary:
+        if summary := llm.clean(answer):
             item.summary = summary
     return sorted(warnings)
 

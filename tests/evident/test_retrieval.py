@@ -95,11 +95,23 @@ def test_self_contained_question_is_not_dragged_back(sample_corpus, searcher):
     assert response.hits[0].url == german["Expected URL"]
 
 
+@pytest.mark.parametrize("kind", ["German question, English page", "German question, English PDF"])
+def test_german_question_reaches_an_english_page_through_the_word_list(sample_corpus, searcher, kind):
+    from evident.retrieval import Searcher
+
+    fact = next(f for f in FACTS if f["Kind"] == kind)
+    response = searcher.search(SearchRequest(query=fact["Query"]))
+    assert response.lang == "de" and response.translations["en"]
+    assert response.hits[0].url == fact["Expected URL"], response.translations
+    monolingual = Searcher(searcher.settings, searcher.client, searcher.embedder, searcher.lemmatizer, lexicon=None)
+    assert monolingual.search(SearchRequest(query=fact["Query"])).hits[0].url != fact["Expected URL"]
+
+
 def test_server_side_hybrid_agrees_with_application_side_fusion(sample_corpus, searcher, settings):
     server = dataclasses.replace(settings, search=dataclasses.replace(settings.search, server_side=True))
     from evident.retrieval import Searcher
 
-    server_searcher = Searcher(server, searcher.client, searcher.embedder, searcher.lemmatizer)
+    server_searcher = Searcher(server, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon)
     for fact in FACTS:
         request = SearchRequest(query=fact["Query"], groups=groups_of(fact))
         assert server_searcher.search(request).hits[0].url == fact["Expected URL"], fact["Query"]
@@ -118,3 +130,63 @@ def test_other_fusions_find_the_rare_code_page(sample_corpus, searcher, fusion):
     fact = next(f for f in FACTS if f["Kind"] == "rare error code")
     response = searcher.search(SearchRequest(query=fact["Query"], fusion=fusion, views=("context", "summary")))
     assert response.hits[0].url == fact["Expected URL"]
+
+
+class _PrefersTitle:
+    """A reranker that knows one page is the answer: its evidence scores 1, everything else 0."""
+
+    def __init__(self, title: str):
+        self.title = title
+        self.seen: list[int] = []
+
+    def run(self, query: str, texts: list[str]) -> list[float]:
+        self.seen.append(len(texts))
+        return [1.0 if text.startswith(self.title + " — ") else 0.0 for text in texts]
+
+
+def test_reranker_reorders_the_best_fused_candidates(sample_corpus, searcher, settings):
+    from evident.retrieval import Searcher
+
+    before = searcher.search(SearchRequest(query="buoy", k=10))
+    runner_up = before.hits[1]
+    config = dataclasses.replace(settings, rerank=dataclasses.replace(settings.rerank, top_n=30, weight=3.0))
+    reranker = _PrefersTitle(runner_up.title)
+    reranked = Searcher(config, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
+                        reranker=reranker).search(SearchRequest(query="buoy", k=10))
+    assert reranker.seen == [30]
+    assert reranked.hits[0].url == runner_up.url != before.hits[0].url
+
+
+def _turn(searcher, query: str) -> Turn:
+    response = searcher.search(SearchRequest(query=query))
+    return Turn(query, [{"url": h.url, "title": h.title} for h in response.hits[:3]])
+
+
+def test_configured_llm_rewrites_the_follow_up(sample_corpus, searcher, endpoint):
+    from evident.rewrite import QueryRewriter
+
+    url, requests, answer = endpoint
+    lead = next(f for f in FACTS if f["Kind"] == "header-column table")
+    answer["content"] = lead["Query"]
+    from evident.retrieval import Searcher
+
+    rewriting = Searcher(searcher.settings, searcher.client, searcher.embedder, searcher.lemmatizer,
+                         searcher.lexicon, rewriter=QueryRewriter(url, "tiny"))
+    turn = _turn(searcher, "Which TideSense models are in operation?")
+    response = rewriting.search(SearchRequest(query="and who is in charge of them?", history=[turn]))
+    assert len(requests) == 1 and turn.query in requests[0]["body"]["messages"][-1]["content"]
+    assert response.resolved_query == lead["Query"] and not response.warnings
+    assert response.hits[0].url == lead["Expected URL"]
+
+
+def test_failing_llm_falls_back_to_the_rules_and_says_so(sample_corpus, searcher):
+    from evident.retrieval import Searcher
+    from evident.rewrite import QueryRewriter
+
+    runbook = next(f for f in FACTS if f["Kind"] == "rare error code")["Expected URL"]
+    broken = Searcher(searcher.settings, searcher.client, searcher.embedder, searcher.lemmatizer,
+                      searcher.lexicon, rewriter=QueryRewriter("http://127.0.0.1:9", "tiny", timeout=2))
+    turn = _turn(searcher, "What does the error TS-E4471 mean?")
+    response = broken.search(SearchRequest(query="and how do I fix it?", history=[turn]))
+    assert response.hits[0].url == runbook
+    assert len(response.warnings) == 1 and "127.0.0.1:9" in response.warnings[0]

@@ -165,25 +165,16 @@ def test_short_texts_come_back_as_they_are(lem):
     assert summarize(LONG_EN, "en", max_words=5, lemmatizer=lem).endswith(" …")
 
 
-# ------------------------------------------------------------------ LLM summary request
+# ------------------------------------------------------------------ LLM summary prompt
 
-def test_llm_summarizer_builds_requests_and_parses_answers():
-    llm = LLMSummarizer(base_url="http://llm.local:8000/", model="qwen", api_key="k")
-    assert llm.configured and llm.endpoint == "http://llm.local:8000/v1/chat/completions"
-    assert LLMSummarizer("http://x/v1", "m").endpoint == "http://x/v1/chat/completions"
-    assert not LLMSummarizer("", "m").configured
-    assert llm.headers()["Authorization"] == "Bearer k"
-    assert "Authorization" not in LLMSummarizer("http://x", "m").headers()
-    body = llm.request("Der Antrag wird im Portal gestellt.", "de", title="Urlaub")
-    assert body["model"] == "qwen" and body["messages"][0]["role"] == "system"
-    assert "German" in body["messages"][0]["content"]
-    assert "Title: Urlaub" in body["messages"][1]["content"]
-    json.dumps(body)
-    content = "<think>x</think> Summary: Der Antrag  wird gestellt."
-    answer = {"choices": [{"message": {"role": "assistant", "content": content}}]}
-    assert llm.parse(answer) == "Der Antrag wird gestellt."
-    assert llm.parse(json.dumps(answer)) == "Der Antrag wird gestellt."
-    assert llm.parse({"choices": []}) == ""
+def test_llm_summarizer_builds_the_prompt_and_cleans_answers():
+    llm = LLMSummarizer()
+    messages = llm.messages("Der Antrag wird im Portal gestellt.", "de", title="Urlaub")
+    assert messages[0]["role"] == "system" and "German" in messages[0]["content"]
+    assert "Title: Urlaub" in messages[1]["content"]
+    assert llm.options() == {"temperature": 0.0, "max_tokens": 160}
+    assert llm.clean(" Summary: Der Antrag  wird\ngestellt. ") == "Der Antrag wird gestellt."
+    assert llm.clean("Zusammenfassung:") == ""
 
 
 def test_reference_labels_of_verbalized_tables_are_no_key_phrases(lem):

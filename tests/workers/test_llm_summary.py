@@ -3,41 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import http.server
-import json
-import threading
-
-import pytest
 
 from evident.corpus import CorpusFile
 from tests.conftest import SAMPLES
 
 RUNBOOK = SAMPLES / "wiki" / "pages" / "4456482.json"
-
-
-@pytest.fixture
-def endpoint():
-    requests: list[dict] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-            answer = {"choices": [{"message": {"content": "Summary: LLM-WRITTEN SUMMARY"}}]}
-            data = json.dumps(answer).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}", requests
-    server.shutdown()
 
 
 def _context(settings, **llm):
@@ -56,7 +26,8 @@ def _summaries(stores, settings, doc_id):
 def test_configured_endpoint_writes_the_summary_view(stores, settings, endpoint):
     from workers.tasks import index_file
 
-    url, requests = endpoint
+    url, requests, answer = endpoint
+    answer["content"] = "Summary: LLM-WRITTEN SUMMARY"
     result = index_file(_context(settings, base_url=url, model="tiny", api_key="k"),
                         CorpusFile(RUNBOOK, "llm/4456482.json"), force=True)
     assert result["outcome"] == "done" and not result["warnings"]

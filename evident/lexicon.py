@@ -1,0 +1,116 @@
+"""A bilingual word list, so a question in one language also finds pages written in another.
+
+all-MiniLM-L6-v2 is English-only and BM25 matches words, so "Wie viele Lerntage gibt es?"
+cannot reach a page that says "learning days". The query's content words are looked up
+in a dictionary and their translations searched beside them at a lower weight.
+
+The dictionary is Ding's German-English list (Debian package ``trans-de-en``, file
+``/usr/share/trans/de-en``), about 200,000 lines of the form
+``Tag {m} | Tage {pl} :: day | days``: sub-entries aligned by ``|``, synonyms split by
+``;``, grammar notes in braces, brackets and parentheses. One file gives both directions.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from pathlib import Path
+
+_NOTES = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|<[^>]*>|/[A-Z][\w.&-]*/|[…\"„“”‚‘’]")
+_PLACEHOLDER = re.compile(r"\b(?:sth|sb|etw|jdn|jdm|jds|jd|so)\b\.?", re.IGNORECASE)
+_WORD = re.compile(r"^\w[\w'-]*$")
+_SPACE = re.compile(r"\s+")
+_MAX_WORDS = 3  # longer dictionary phrases are examples, not translations
+_LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildung|s|budget, Lern|en|tag
+
+
+def _clean(phrase: str) -> str:
+    """A synonym without its grammar notes; empty when what is left is not plain words."""
+    phrase = _SPACE.sub(" ", _PLACEHOLDER.sub(" ", phrase)).strip(" .,:!?-").lower()
+    phrase = phrase[3:] if phrase.startswith("to ") else phrase
+    words = phrase.split()
+    return phrase if 0 < len(words) <= _MAX_WORDS and all(_WORD.match(w) for w in words) else ""
+
+
+def _synonyms(part: str) -> list[str]:
+    return [w for w in map(_clean, _NOTES.sub(" ", part).split(";")) if w]
+
+
+class Lexicon:
+    """Translations per language pair, best first; built once per process from a dictionary file."""
+
+    def __init__(self, table: dict[tuple[str, str], dict[str, list[str]]]):
+        self.table = table
+
+    @property
+    def pairs(self) -> set[tuple[str, str]]:
+        return set(self.table)
+
+    @classmethod
+    def from_ding(cls, path: str | Path, source: str = "de", target: str = "en") -> Lexicon:
+        """Read a Ding list; a translation's score is how often and how early the dictionary gives it."""
+        scores: dict[tuple[str, str], dict[str, dict[str, float]]] = {
+            (source, target): defaultdict(lambda: defaultdict(float)),
+            (target, source): defaultdict(lambda: defaultdict(float)),
+        }
+        forward, backward = scores[(source, target)], scores[(target, source)]
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("#") or " :: " not in line:
+                    continue
+                left, right = line.rstrip("\n").split(" :: ", 1)
+                left_parts, right_parts = left.split(" | "), right.split(" | ")
+                if len(left_parts) != len(right_parts):
+                    continue
+                for rank, (lp, rp) in enumerate(zip(left_parts, right_parts)):
+                    lw, rw = _synonyms(lp), _synonyms(rp)
+                    # The head sub-entry and the first synonyms are the common senses.
+                    weight = 1.0 / (1 + rank)
+                    for i, a in enumerate(lw):
+                        for j, b in enumerate(rw):
+                            # Queries are looked up a word at a time, so only single words are keys.
+                            if " " not in a:
+                                forward[a][b] += weight / (1 + i + j)
+                            if " " not in b:
+                                backward[b][a] += weight / (1 + i + j)
+        table = {pair: {word: [t for t, _ in sorted(options.items(), key=lambda kv: -kv[1])[:4]]
+                        for word, options in words.items()}
+                 for pair, words in scores.items()}
+        return cls(table)
+
+    def lookup(self, word: str, source: str, target: str) -> list[str]:
+        """Translations of one word, best first; a German compound unknown as a whole is split in two."""
+        words = self.table.get((source, target), {})
+        word = word.lower()
+        if word in words:
+            return words[word]
+        if source != "de":
+            return []
+        for cut in range(3, len(word) - 2):  # longest tail first: Weiterbildungs|budget before Weiter|...
+            head, tail = word[:cut], word[cut:]
+            if tail not in words:
+                continue
+            for link in _LINKS:
+                stem = head[: len(head) - len(link)] if link and head.endswith(link) else head
+                for candidate in (stem + "en", stem, stem + "e"):  # Lern|tag: lernen before the prefix Lern-
+                    if candidate in words and len(candidate) > 2:
+                        return [f"{a} {b}" for a, b in zip(words[candidate][:2], words[tail][:2])]
+        return []
+
+    def translate(self, terms: list[str], source: str, target: str, per_term: int = 2) -> list[str]:
+        """The words of the best ``per_term`` translations of each term, each word once."""
+        out: list[str] = []
+        for term in terms:
+            for phrase in self.lookup(term, source, target)[:per_term]:
+                for word in phrase.split():
+                    if word not in out:
+                        out.append(word)
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def load_lexicon(path: str) -> Lexicon | None:
+    """The Ding list at ``path`` (German-English), or None when it is not installed."""
+    if not path or not Path(path).is_file():
+        return None
+    return Lexicon.from_ding(path)

@@ -1,0 +1,68 @@
+"""The German-English word list: parsing Ding's format, compounds, and the installed Debian list."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evident.lexicon import Lexicon, load_lexicon
+from evident.settings import SearchConfig
+
+DING_SAMPLE = """\
+# Version :: test
+Tag {m} | Tage {pl} | am Tag :: day | days | by day
+Tag {m} (Etikett) [comp.] :: tag
+Gehalt {n}; Besoldung {f} | Gehälter {pl} :: salary; pay | salaries
+lernen {vt} | lernend | gelernt :: to learn; to study | learning | learned
+Weiterbildung {f} :: further education; continuing education
+Budget {n}; Etat {m} :: budget
+Konferenz {f} | Konferenzen {pl} | Er ist in einer Besprechung. | x :: conference | conferences
+etw. auszahlen {vt} :: to pay out sth.
+"""
+
+
+@pytest.fixture(scope="module")
+def lexicon(tmp_path_factory) -> Lexicon:
+    path = tmp_path_factory.mktemp("ding") / "de-en"
+    path.write_text(DING_SAMPLE, encoding="utf-8")
+    return Lexicon.from_ding(path)
+
+
+def test_head_sense_comes_first_and_notes_are_dropped(lexicon):
+    assert lexicon.lookup("Tag", "de", "en")[:2] == ["day", "tag"]
+    assert lexicon.lookup("gehälter", "de", "en") == ["salaries"]
+    assert lexicon.lookup("auszahlen", "de", "en") == ["pay out"]  # "etw." and "sth." are placeholders
+
+
+def test_one_file_gives_both_directions(lexicon):
+    assert lexicon.pairs == {("de", "en"), ("en", "de")}
+    assert lexicon.lookup("salary", "en", "de") == ["gehalt", "besoldung"]
+
+
+def test_sub_entries_that_do_not_line_up_are_skipped(lexicon):
+    # The Konferenz line has four German parts but two English ones: nothing is guessed from it.
+    assert lexicon.lookup("konferenzen", "de", "en") == []
+
+
+def test_german_compound_unknown_as_a_whole_is_split(lexicon):
+    assert lexicon.lookup("Weiterbildungsbudget", "de", "en")[0] == "further education budget"
+    assert lexicon.lookup("Lerntage", "de", "en")[0] == "learn days"  # Lern|tage: the verb lernen
+    assert lexicon.lookup("Gartenzwerg", "de", "en") == []
+    assert lexicon.lookup("budgetday", "en", "de") == []  # only German is split
+
+
+def test_translate_gives_each_word_once(lexicon):
+    assert lexicon.translate(["gehalt", "tag", "tage"], "de", "en") == ["salary", "pay", "day", "tag", "days"]
+
+
+def test_missing_list_turns_cross_lingual_search_off(tmp_path):
+    assert load_lexicon(str(tmp_path / "absent")) is None
+    assert load_lexicon("") is None
+
+
+def test_the_installed_debian_list_translates_a_question():
+    path = SearchConfig().lexicon
+    assert Path(path).is_file(), f"{path} missing: scripts/bootstrap.sh installs the Debian package trans-de-en"
+    lexicon = load_lexicon(path)
+    words = lexicon.translate(["gehalt", "weiterbildungsbudget", "reisekosten"], "de", "en")
+    assert {"salary", "education", "budget", "travel", "expenses"} <= set(words)
