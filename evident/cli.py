@@ -112,12 +112,22 @@ def cmd_ingest(args, settings: Settings) -> int:
     report_skipped(skipped)
     for err in missing:
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
-    if not files:
+    if not files and not args.prune:
         return _fail("nothing to ingest")
     created = ensure_index(settings)["created_index"]  # the worker writes only through the alias
     if created:
         print(f"created index {created} behind alias {settings.opensearch.index_alias}", file=sys.stderr)
     jobs = JobStore.from_url(settings.redis.url)
+    if args.prune:
+        from evident.index import connect
+        from workers.submit import prune
+
+        removed = prune(jobs, connect(settings), settings, args.paths, files)
+        for name, count in removed.items():
+            print(f"removed {name}: gone from its folder ({count} evidence)", file=sys.stderr)
+        print(f"pruned {len(removed)} files no longer in {', '.join(args.paths)}", file=sys.stderr)
+        if not files:
+            return 1 if missing else 0
     job_id = queue_files(create_app(settings), jobs, files, force=args.force)
     print(f"job {job_id}: {len(files)} files queued", file=sys.stderr)
     if args.no_wait:
@@ -230,7 +240,8 @@ def cmd_demo(args, settings: Settings) -> int:
         launcher.up(settings)
     except ServiceError as exc:
         return _fail(str(exc))
-    code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], force=False, no_wait=False, timeout=3600),
+    code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], force=False, prune=True, no_wait=False,
+                                         timeout=3600),
                       settings)
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/"
     try:
@@ -264,6 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ingest", help="queue files to the worker and follow the job")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest files that did not change")
+    p.add_argument("--prune", action="store_true",
+                   help="also remove from the index the files once ingested from these folders that are gone")
     p.add_argument("--no-wait", action="store_true", help="print the job id and return")
     p.add_argument("--timeout", type=float, default=3600, help="seconds to follow the job (default 3600)")
     p.set_defaults(func=cmd_ingest)

@@ -88,6 +88,17 @@ def discover(paths: list[str]) -> tuple[list[CorpusFile], list[CorpusError], lis
     return found, errors, skipped
 
 
+def vanished(ingested: list[str], paths: list[str], found: list[CorpusFile]) -> list[str]:
+    """Names of files once ingested from one of the folders in ``paths`` that the folder no longer holds.
+
+    A file's name starts with its folder's own name (see ``discover``), so only folders are compared:
+    a single file given alone says nothing about what else left.
+    """
+    present = {item.name for item in found}
+    prefixes = tuple(f"{Path(raw).resolve().name}/" for raw in paths if Path(raw).is_dir())
+    return sorted(name for name in ingested if prefixes and name.startswith(prefixes) and name not in present)
+
+
 def load(item: CorpusFile, files_base_url: str = "") -> SourceFile:
     """Read one file with its folder's side information."""
     path = item.path

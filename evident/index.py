@@ -127,6 +127,15 @@ def replace_document(client: OpenSearch, settings: Settings, doc_id: str, source
     return {"written": written, "removed": stale.get("deleted", 0), "errors": errors}
 
 
+def delete_documents(client: OpenSearch, settings: Settings, doc_ids: list[str]) -> int:
+    """Remove every evidence of these documents; returns how many were removed."""
+    if not doc_ids:
+        return 0
+    result = client.delete_by_query(index=settings.opensearch.index_alias, refresh=True, conflicts="proceed",
+                                    body={"query": {"terms": {"doc_id": list(doc_ids)}}})
+    return result.get("deleted", 0)
+
+
 def wait_for(client: OpenSearch, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while True:

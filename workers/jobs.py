@@ -3,6 +3,7 @@
 Keys: ``evident:job:<id>`` (hash: total, done, skipped, failed, created), ``evident:job:<id>:errors``
 (list of JSON {file, reason}), ``evident:jobs`` (sorted set of job ids by time),
 ``evident:fingerprint`` (hash: document name -> content+config fingerprint of its last successful ingest),
+``evident:documents`` (hash: file name -> JSON list of the doc ids its evidence was written under),
 ``evident:errors`` (the last 1000 errors of any job).
 """
 from __future__ import annotations
@@ -82,6 +83,23 @@ class JobStore:
 
     def set_fingerprint(self, name: str, value: str) -> None:
         self.redis.hset(f"{PREFIX}:fingerprint", name, value)
+
+    def remember_documents(self, name: str, doc_ids: list[str]) -> None:
+        self.redis.hset(f"{PREFIX}:documents", name, json.dumps(sorted(set(doc_ids))))
+
+    def documents(self, name: str) -> list[str] | None:
+        value = self.redis.hget(f"{PREFIX}:documents", name)
+        return None if value is None else json.loads(value)
+
+    def ingested_files(self) -> dict[str, list[str]]:
+        """Every file name ingested so far, with the doc ids of its evidence."""
+        return {name: json.loads(ids) for name, ids in self.redis.hgetall(f"{PREFIX}:documents").items()}
+
+    def forget_file(self, name: str) -> None:
+        pipe = self.redis.pipeline()
+        pipe.hdel(f"{PREFIX}:fingerprint", name)
+        pipe.hdel(f"{PREFIX}:documents", name)
+        pipe.execute()
 
     def metric(self, task: str, name: str, amount: float = 1) -> None:
         self.redis.hincrbyfloat(f"{PREFIX}:metrics:{task}", name, amount)

@@ -5,8 +5,11 @@ import time
 from typing import Callable
 
 from celery import Celery
+from opensearchpy import OpenSearch
 
-from evident.corpus import CorpusFile
+from evident.corpus import CorpusFile, vanished
+from evident.index import delete_documents
+from evident.settings import Settings
 from workers.jobs import JobStatus, JobStore
 
 
@@ -17,6 +20,20 @@ def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: boo
         app.send_task("evident.ingest_file", kwargs={"job_id": job_id, "path": str(item.path), "name": item.name,
                                                     "force": force})
     return job_id
+
+
+def prune(jobs: JobStore, client: OpenSearch, settings: Settings, paths: list[str],
+          found: list[CorpusFile]) -> dict[str, int]:
+    """Remove from the index the files once ingested from these folders that are gone from them.
+
+    Returns each removed file name with the number of evidence removed.
+    """
+    ingested = jobs.ingested_files()
+    removed = {}
+    for name in vanished(list(ingested), paths, found):
+        removed[name] = delete_documents(client, settings, ingested[name])
+        jobs.forget_file(name)
+    return removed
 
 
 def wait_for_job(jobs: JobStore, job_id: str, timeout: float,

@@ -158,9 +158,11 @@ def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> d
     settings = ctx.settings
     source_file = load(item, settings.ingest.files_base_url)
     content_print = fingerprint(source_file.data, settings)
-    if not force and ctx.jobs.fingerprint(item.name) == content_print:
+    # A file ingested before its doc ids were recorded goes through once more, so it can be pruned later.
+    if not force and ctx.jobs.fingerprint(item.name) == content_print and ctx.jobs.documents(item.name) is not None:
         return {"file": item.name, "outcome": "skipped"}
     result = {"file": item.name, "outcome": "done", "evidence": 0, "removed": 0, "warnings": []}
+    doc_ids: list[str] = []
     if item.path.suffix.lower() != ".csv":
         stats = ctx.keyword_stats()
         parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
@@ -169,6 +171,7 @@ def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> d
         written = write_evidence(ctx, parsed.document.doc_id, evidence)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
                       warnings=warnings)
+        doc_ids.append(parsed.document.doc_id)
     if item.path.suffix.lower() in (".pdf", ".csv"):
         terms, problems = term_evidence(item, source_file, settings.ingest, ctx.embedder, ctx.lemmatizer)
         by_doc: dict[str, list[Evidence]] = {}
@@ -176,9 +179,11 @@ def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> d
             by_doc.setdefault(e.doc_id, []).append(e)
         for doc_id, group in by_doc.items():
             result["evidence"] += write_evidence(ctx, doc_id, group)["written"]
+            doc_ids.append(doc_id)
         result["warnings"] += [f"index term: {p}" for p in problems]
         result["terms"] = len(terms)
     ctx.jobs.set_fingerprint(item.name, content_print)
+    ctx.jobs.remember_documents(item.name, doc_ids)
     return result
 
 

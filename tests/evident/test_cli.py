@@ -63,6 +63,27 @@ def test_search_prints_json_hits(sample_corpus, settings):
     assert data["hits"][0]["url"].endswith("Runbook%3A+Telemetry+Gateway+Alarms") and len(data["hits"]) <= 3
 
 
+def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, settings, tmp_path):
+    import shutil
+
+    folder = tmp_path / "manuals"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "a.pdf")
+    shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "b.pdf")
+    first = evident("ingest", str(folder), env=_test_index_env(settings))
+    assert first.returncode == 0, first.stderr
+    assert "2 indexed, 0 unchanged, 0 failed" in first.stderr
+    (folder / "b.pdf").unlink()
+    second = evident("ingest", "--prune", str(folder), env=_test_index_env(settings))
+    assert second.returncode == 0, second.stderr
+    assert "removed manuals/b.pdf: gone from its folder" in second.stderr
+    assert "0 indexed, 1 unchanged, 0 failed" in second.stderr
+    (folder / "a.pdf").unlink()
+    emptied = evident("ingest", "--prune", str(folder), env=_test_index_env(settings))
+    assert emptied.returncode == 0, emptied.stderr
+    assert "removed manuals/a.pdf" in emptied.stderr and "pruned 1 files" in emptied.stderr
+
+
 def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
     from tests.evident.test_retrieval import FACTS
 

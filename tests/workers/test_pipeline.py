@@ -119,3 +119,40 @@ def test_index_file_grounds_its_terms_through_the_worker(worker, ingest, stores,
     record = records[len(records) // 2]
     top = searcher.search(SearchRequest(query=f"What is {record.term.lower()} in record theory?")).hits[0]
     assert top.url.endswith(f"{record.file}#page={record.page}")
+
+
+def test_prune_removes_the_evidence_of_files_gone_from_their_folder(worker, ingest, jobs, stores, settings, tmp_path):
+    from evident.corpus import discover
+    from workers.submit import prune
+
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    _, page = _page_with_sections()
+    page["id"] = "98" + page["id"]  # its own doc id, apart from the sample corpus
+    (folder / "page.json").write_text(json.dumps(page), encoding="utf-8")
+    shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "manual.pdf")
+    assert ingest(folder).done == 2
+    names = {f"{folder.name}/page.json", f"{folder.name}/manual.pdf"}
+    assert names <= set(jobs.ingested_files())
+    pdf_doc = f"pdf:{folder.name}/manual.pdf"
+    assert _evidence(stores, settings, pdf_doc)
+
+    (folder / "manual.pdf").unlink()
+    found, _, _ = discover([str(folder)])
+    removed = prune(jobs, stores, settings, [str(folder)], found)
+    assert list(removed) == [f"{folder.name}/manual.pdf"] and removed[f"{folder.name}/manual.pdf"] > 0
+    assert _evidence(stores, settings, pdf_doc) == []
+    assert jobs.ingested_files()[f"{folder.name}/page.json"] == [f"confluence:{page['id']}"]  # still there: kept
+    assert _evidence(stores, settings, f"confluence:{page['id']}")
+    assert prune(jobs, stores, settings, [str(folder)], found) == {}
+
+    shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "manual.pdf")
+    status = ingest(folder)  # a file that comes back is ingested again, not skipped as unchanged
+    assert status.done == 1 and status.skipped == 1
+    assert _evidence(stores, settings, pdf_doc)
+
+    for path in folder.iterdir():  # an emptied folder takes all its files out of the index
+        path.unlink()
+    removed = prune(jobs, stores, settings, [str(folder)], [])
+    assert sorted(removed) == sorted(names)
+    assert _evidence(stores, settings, pdf_doc) == [] == _evidence(stores, settings, f"confluence:{page['id']}")
