@@ -185,7 +185,11 @@ def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Le
     if not follow_up:
         # Still the same conversation: the earlier subject is kept as a weak hint only.
         return ResolvedQuery(query, carried, query, [], False)
-    prior = [r["url"] for r in history[-1].results[:1] if r.get("url")]
+    # A follow-up that names a version or code its prior page's title lacks ("und bei HVX 4.0?" after the
+    # 4.1 report) has moved on from that page.
+    codes = {t.text.lower() for t in lemmatizer.analyze(query, lang) if t.kind in ("num", "code")}
+    prior = [r["url"] for r in history[-1].results[:1]
+             if r.get("url") and not (codes - set(_TOKEN.findall(r.get("title", "").lower())))]
     return ResolvedQuery(query, carried, f"{history[-1].query} {query}", prior, True)
 
 
