@@ -40,6 +40,7 @@ _OPENING = {
     "de": {"und", "auch", "also", "dann", "und was", "was ist mit"},
     "es": {"y", "también", "entonces", "y qué"},
 }
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
 _SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
                   "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords",
@@ -140,6 +141,32 @@ def content_tokens(text: str, lang: str, lemmatizer: Lemmatizer) -> list[Token]:
     return kept
 
 
+def named_codes(text: str, lang: str, lemmatizer: Lemmatizer) -> set[str]:
+    """The versions, numbers and codes a text names ("4.0", "rc1", "hvx-1988"): what tells apart pages
+    written from one template, whose titles differ in them only."""
+    return {t.text.lower() for t in lemmatizer.analyze(text, lang) if t.kind in ("num", "code")}
+
+
+def title_words(title: str) -> set[str]:
+    return set(_TOKEN.findall(title.lower()))
+
+
+def identifiers(text: str, lang: str, lemmatizer: Lemmatizer | None) -> dict[str, set[str]]:
+    """Versions ("4.1.2"), dates ("2025-02-05" and "--02-05") and other codes ("rc1", "hvx-2588") in a text,
+    by kind; bare numbers are not identifiers. Without a lemmatizer (a title) words are split by ``_TOKEN``."""
+    dates = set(date_tokens(text))
+    found: dict[str, set[str]] = {"date": dates} if dates else {}
+    for word in named_codes(text, lang, lemmatizer) if lemmatizer else title_words(text):
+        if any(c.isdigit() for c in word) and not word.isdigit() and word not in dates:
+            found.setdefault("version" if _VERSION.match(word) else "code", set()).add(word)
+    return found
+
+
+def names_a_twin(query_ids: dict[str, set[str]], title_ids: dict[str, set[str]]) -> bool:
+    """A title that names a version (or date, or code) where the query names another one of that kind."""
+    return any(kind in title_ids and not ids & title_ids[kind] for kind, ids in query_ids.items())
+
+
 def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
     """The lemmas of the query's content words, plus ISO tokens for the dates it names."""
     terms = [t.lemma for t in content_tokens(text, lang, lemmatizer)]
@@ -187,9 +214,8 @@ def resolve_follow_up(query: str, history: list[Turn], lang: str, lemmatizer: Le
         return ResolvedQuery(query, carried, query, [], False)
     # A follow-up that names a version or code its prior page's title lacks ("und bei HVX 4.0?" after the
     # 4.1 report) has moved on from that page.
-    codes = {t.text.lower() for t in lemmatizer.analyze(query, lang) if t.kind in ("num", "code")}
-    prior = [r["url"] for r in history[-1].results[:1]
-             if r.get("url") and not (codes - set(_TOKEN.findall(r.get("title", "").lower())))]
+    codes = named_codes(query, lang, lemmatizer)
+    prior = [r["url"] for r in history[-1].results[:1] if r.get("url") and not codes - title_words(r.get("title", ""))]
     return ResolvedQuery(query, carried, f"{history[-1].query} {query}", prior, True)
 
 
@@ -256,32 +282,42 @@ class Searcher:
                         out.setdefault(target, {})[term] = words
         return out
 
-    def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict],
-                   carried: list[str] = (), carried_boost: float = 0.0,
-                   translated: dict[str, dict[str, list[str]]] | None = None) -> dict:
+    @staticmethod
+    def text_fields(lang: str) -> list[str]:
+        """The fields BM25 searches, with the analyzed copies of a language the mapping knows."""
         fields = ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
         if lang in ("en", "de", "es"):
             fields += [f"context.{lang}", f"title.{lang}^2", f"text.{lang}^1.5"]
+        return fields
+
+    def bm25_query(self, text: str, lemmas: list[str], lang: str, filters: list[dict],
+                   carried: list[str] = (), carried_boost: float = 0.0,
+                   translated: dict[str, dict[str, list[str]]] | None = None) -> dict:
+        """BM25 over the question as written; with translations, each page scored in its own language.
+
+        The question as written and its word-by-word translation into each other language are
+        alternatives (``dis_max``): a page takes the better of the two, the translation at
+        ``translation_boost``. So an English page answering a German question competes with German
+        pages on the same concepts, and a German page on the same topic keeps a small edge.
+        """
         if lang != self.settings.search.corpus_language:
             # Another language's function words are rare in the corpus, so their IDF would lift every page
             # written in that language ("wie", "es", "bei"); the question's content words are kept.
             text = " ".join(t.text for t in content_tokens(text, lang, self.lemmatizer)) or text
         should: list[dict] = [
-            {"multi_match": {"query": text, "fields": fields, "type": "most_fields"}},
+            {"multi_match": {"query": text, "fields": self.text_fields(lang), "type": "most_fields"}},
         ]
         if lemmas:
             should.append({"match": {"lemmas": {"query": " ".join(lemmas), "boost": 1.5}}})
         if carried:
             should.append({"match": {"lemmas": {"query": " ".join(carried), "boost": carried_boost}}})
+        readings = [{"bool": {"should": should}}]
         for target, by_term in (translated or {}).items():
-            # Each of the question's words counts once, matched as written or as translated, so a page in
-            # another language competes on the same concepts rather than on a second bag of words.
-            for term, words in by_term.items():
-                should.append({"dis_max": {"boost": self.settings.search.translation_boost, "queries": [
-                    {"match": {"lemmas": term}},
-                    {"multi_match": {"query": " ".join(words), "type": "most_fields",
-                                     "fields": [f"title.{target}^2", f"text.{target}^1.5", f"context.{target}"]}}]}})
-        return {"bool": {"should": should, "minimum_should_match": 1, "filter": filters}}
+            # A word the list does not know (a name, a number, a product) is searched as written.
+            readings.append({"bool": {"boost": self.settings.search.translation_boost, "should": [
+                {"multi_match": {"query": " ".join(by_term.get(term) or [term]), "type": "most_fields",
+                                 "fields": self.text_fields(target)}} for term in lemmas]}})
+        return {"bool": {"must": {"dis_max": {"queries": readings}}, "filter": filters}}
 
     @staticmethod
     def baseline_query(text: str, filters: list[dict]) -> dict:
@@ -368,7 +404,7 @@ class Searcher:
                 " ".join(w for words in by_term.values() for w in words)
                 for target, by_term in translated.items() if target == self.settings.embedding.language]
             # The model reads its own language only: a question in another one weighs less as written.
-            foreign = len(dense_texts) > 1
+            foreign = lang != self.settings.embedding.language
             for i, vector in enumerate(self.embedder.embed(dense_texts)):
                 share = cfg.translation_dense_share if i else (cfg.foreign_dense_share if foreign else 1.0)
                 for view in views:
@@ -387,12 +423,18 @@ class Searcher:
                 ranked_lists.append(response["hits"]["hits"])
                 facets.update(_facets(response))
             fused = fuse(ranked_lists, fusion, cfg.rrf_k, weights)
-        unit = 1.0 / (cfg.rrf_k + 1) if fusion == "rrf" else 1.0  # what a first rank is worth
+        # What a first rank in the BM25 list is worth (min-max scores are shares of the summed weights).
+        unit = 1.0 / (cfg.rrf_k + 1) if fusion == "rrf" else 1.0 / (sum(weights) or 1.0)
         query_lower = request.query.lower()
+        codes = identifiers(resolved.text, lang, self.lemmatizer)
         for item in fused:
             src = item["_source"]
             if src["url"] in resolved.prior_urls:
                 item["_score_fused"] += cfg.prior_weight * unit
+            # Pages written from one template differ in the version or date of their titles: one that names
+            # others than the query does is a twin of the page asked for.
+            if codes and names_a_twin(codes, identifiers(src.get("title", ""), "", None)):
+                item["_score_fused"] -= cfg.twin_penalty * unit
             # Index-aware grounding: a query that names an indexed term gets the term's anchor first.
             term = (src.get("meta") or {}).get("term", "")
             if term and re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", query_lower):
@@ -422,13 +464,15 @@ def _facets(response: dict) -> dict:
 def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None) -> list[dict]:
     """Combine the retrievers' ranked lists into one, by evidence id.
 
-    ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted sum of min-max
-    normalized scores. ``merge``: MC-indexing's view merging, the top 2/3 of each list taken in turn,
+    ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted mean of min-max
+    normalized scores (as the server-side normalization processor computes it). ``merge``: MC-indexing's view merging, the top 2/3 of each list taken in turn,
     de-duplicated by section.
     """
     weights = weights or [1.0] * len(ranked_lists)
     if fusion == "merge":
         return merge_views(ranked_lists)
+    if fusion != "rrf":
+        weights = [w / (sum(weights) or 1.0) for w in weights]
     scores: dict[str, float] = {}
     items: dict[str, dict] = {}
     for hits, weight in zip(ranked_lists, weights):

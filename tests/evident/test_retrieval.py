@@ -125,7 +125,7 @@ def test_filters_and_facets(sample_corpus, searcher):
     assert everything.facets["kind"]
 
 
-@pytest.mark.parametrize("fusion", ["minmax", "merge"])
+@pytest.mark.parametrize("fusion", ["rrf", "merge"])
 def test_other_fusions_find_the_rare_code_page(sample_corpus, searcher, fusion):
     fact = next(f for f in FACTS if f["Kind"] == "rare error code")
     response = searcher.search(SearchRequest(query=fact["Query"], fusion=fusion, views=("context", "summary")))
@@ -207,3 +207,20 @@ def test_a_follow_up_that_names_another_version_moves_on_from_the_last_page(quer
     resolved = resolve_follow_up(query, [turn], detect_language(query), Lemmatizer())
     assert resolved.follow_up
     assert resolved.prior_urls == ([report] if leans_on_the_page else [])
+
+
+@pytest.mark.parametrize("query, title, twin", [
+    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX 4.1.2 Release Test Report", True),
+    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX 4.0 Release Test Report", False),
+    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX Known Issues", False),  # names none
+    ("Who was absent on 5 February?", "2025-01-29 Hypervisor Weekly Sync", True),
+    ("Who was absent on 5 February?", "2025-02-05 Hypervisor Weekly Sync", False),
+    ("To which date was the HVX 4.2 code freeze moved?", "2025-01-29 Hypervisor Weekly Sync", False),  # a date
+    ("Salary bands for 2025", "Gehaltsrunde 2025 – Ablauf", False),  # a bare number is no identifier
+])
+def test_a_page_titled_with_another_version_or_date_is_a_twin(query, title, twin):
+    from evident.retrieval import identifiers, names_a_twin
+    from ingest.language import Lemmatizer
+
+    asked = identifiers(query, "en", Lemmatizer())
+    assert names_a_twin(asked, identifiers(title, "", None)) is twin
