@@ -427,13 +427,17 @@ class Searcher:
         unit = 1.0 / (cfg.rrf_k + 1) if fusion == "rrf" else 1.0 / (sum(weights) or 1.0)
         query_lower = request.query.lower()
         codes = identifiers(resolved.text, lang, self.lemmatizer)
+        twins: dict[str, bool] = {}  # by title: the fused list holds many evidence of few pages
         for item in fused:
             src = item["_source"]
             if src["url"] in resolved.prior_urls:
                 item["_score_fused"] += cfg.prior_weight * unit
             # Pages written from one template differ in the version or date of their titles: one that names
             # others than the query does is a twin of the page asked for.
-            if codes and names_a_twin(codes, identifiers(src.get("title", ""), "", None)):
+            title = src.get("title", "")
+            if codes and title not in twins:
+                twins[title] = names_a_twin(codes, identifiers(title, "", None))
+            if codes and twins[title]:
                 item["_score_fused"] -= cfg.twin_penalty * unit
             # Index-aware grounding: a query that names an indexed term gets the term's anchor first.
             term = (src.get("meta") or {}).get("term", "")
@@ -465,8 +469,8 @@ def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[
     """Combine the retrievers' ranked lists into one, by evidence id.
 
     ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted mean of min-max
-    normalized scores (as the server-side normalization processor computes it). ``merge``: MC-indexing's view merging, the top 2/3 of each list taken in turn,
-    de-duplicated by section.
+    normalized scores (as the server-side normalization processor computes it). ``merge``: MC-indexing's
+    view merging, the top 2/3 of each list taken in turn, de-duplicated by section.
     """
     weights = weights or [1.0] * len(ranked_lists)
     if fusion == "merge":
