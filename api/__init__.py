@@ -1,1 +1,6 @@
-"""The Flask API that answers the intranet's search box, and the admin views of ingest."""
+"""The Flask API: the app factory, the search blueprint (``/api/search``, ``/api/health``, the search
+page) and the admin blueprint (``/api/ingest/*``).
+
+May import: ``search``, ``core``, ``workers.app`` (the Celery app, for health and queue figures);
+never ``evident``.
+"""

@@ -5,11 +5,11 @@ from flask import Flask
 
 from api.admin import admin
 from api.search import search
-from evident.index import connect
-from evident.retrieval import Searcher
-from evident.settings import Settings, load_settings
+from core.index import connect
+from search.searcher import Searcher
+from core.settings import Settings, load_settings
 from workers.app import create_app as create_celery
-from workers.jobs import JobStore
+from core.jobs import JobStore
 
 
 def create_app(settings: Settings | None = None, searcher: Searcher | None = None) -> Flask:

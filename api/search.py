@@ -5,8 +5,8 @@ from dataclasses import asdict
 
 from flask import Blueprint, current_app, jsonify, request, send_from_directory
 
-from evident.index import log_search
-from evident.retrieval import SearchRequest, Turn
+from core.index import log_search
+from search.searcher import SearchRequest, Turn
 
 search = Blueprint("search", __name__)
 # Groups of the caller, set by the intranet's trusted reverse proxy (full auth comes later).

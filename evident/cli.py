@@ -7,7 +7,7 @@ import sys
 import time
 from dataclasses import asdict
 
-from evident.settings import PROJECT_ROOT, Settings, load_settings
+from core.settings import PROJECT_ROOT, Settings, load_settings
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
 
@@ -19,8 +19,8 @@ def _fail(message: str, code: int = 1) -> int:
 
 # -- services --------------------------------------------------------------------------------------
 def cmd_services(args, settings: Settings) -> int:
-    from evident import launcher
-    from evident.services import ServiceError
+    from evident.stack import launcher
+    from evident.stack.opensearch import ServiceError
 
     try:
         if args.action == "up":
@@ -37,7 +37,7 @@ def cmd_services(args, settings: Settings) -> int:
 
 def ensure_index(settings: Settings) -> dict:
     """The template, alias and pipelines, created or updated (idempotent) once OpenSearch answers."""
-    from evident.index import connect, init_index, wait_for
+    from core.index import connect, init_index, wait_for
 
     client = connect(settings)
     wait_for(client, timeout=30)
@@ -50,7 +50,7 @@ def cmd_init(args, settings: Settings) -> int:
 
 
 def cmd_reindex(args, settings: Settings) -> int:
-    from evident.index import connect, reindex, wait_for
+    from core.index import connect, reindex, wait_for
 
     client = connect(settings)
     wait_for(client, timeout=30)
@@ -67,9 +67,9 @@ def report_skipped(skipped) -> None:
 
 # -- parse -----------------------------------------------------------------------------------------
 def cmd_parse(args, settings: Settings) -> int:
-    from evident.corpus import CorpusError, discover, load
+    from workers.folder import CorpusError, discover, load
     from ingest.blocks import ParseError
-    from ingest.language import Lemmatizer
+    from text.language import Lemmatizer
     from ingest.pipeline import evidence_for
     from ingest.views import KeywordStats
 
@@ -103,9 +103,9 @@ def cmd_parse(args, settings: Settings) -> int:
 def cmd_ingest(args, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from evident.corpus import discover
+    from workers.folder import discover
     from workers.app import create_app
-    from workers.jobs import JobStore
+    from core.jobs import JobStore
     from workers.submit import queue_files, wait_for_job
 
     files, missing, skipped = discover(args.paths)
@@ -119,7 +119,7 @@ def cmd_ingest(args, settings: Settings) -> int:
         print(f"created index {created} behind alias {settings.opensearch.index_alias}", file=sys.stderr)
     jobs = JobStore.from_url(settings.redis.url)
     if args.prune:
-        from evident.index import connect
+        from core.index import connect
         from workers.submit import prune
 
         removed = prune(jobs, connect(settings), settings, args.paths, files)
@@ -173,8 +173,8 @@ def cmd_serve(args, settings: Settings) -> int:
 
 # -- search and eval -------------------------------------------------------------------------------
 def make_searcher(settings: Settings):
-    from evident.index import connect
-    from evident.retrieval import Searcher
+    from core.index import connect
+    from search.searcher import Searcher
 
     return Searcher.from_settings(settings, connect(settings))
 
@@ -192,7 +192,7 @@ def _overrides(args) -> dict:
 
 
 def cmd_search(args, settings: Settings) -> int:
-    from evident.retrieval import SearchRequest
+    from search.searcher import SearchRequest
 
     groups = [g for g in (args.groups or "").split(",") if g]
     response = make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, groups=groups,
@@ -232,8 +232,8 @@ def cmd_eval(args, settings: Settings) -> int:
 # -- demo ------------------------------------------------------------------------------------------
 def cmd_demo(args, settings: Settings) -> int:
     """Start everything, ingest the sample corpus, serve the page and print its URL."""
-    from evident import launcher
-    from evident.services import ServiceError
+    from evident.stack import launcher
+    from evident.stack.opensearch import ServiceError
 
     try:
         launcher.up_stores(settings)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from evident.retrieval import SearchRequest, Searcher, Turn
+from search.searcher import SearchRequest, Searcher, Turn
 
 BREAKDOWNS = ("answer_source", "lang", "complexity", "turn")
 

@@ -10,9 +10,9 @@ from ingest import evidence as kinds
 from ingest.blocks import Block, ParsedDocument
 from ingest.chunking import chunk_text
 from ingest.config import IngestConfig
-from ingest.dates import date_tokens
+from text.dates import date_tokens
 from ingest.evidence import Document, Evidence, evidence_id
-from ingest.language import Lemmatizer, detect_language
+from text.language import Lemmatizer, detect_language
 from ingest.views import KeywordStats, keywords, summarize
 
 # Kinds that are a reader's neighbours; table rows, whole-page and term evidence borrow theirs.

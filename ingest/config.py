@@ -1,4 +1,4 @@
-"""Ingestion settings; a part of the one settings object (evident.settings), passed down."""
+"""Ingestion settings; a part of the one settings object (core.settings), passed down."""
 from __future__ import annotations
 
 from dataclasses import dataclass

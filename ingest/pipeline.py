@@ -5,7 +5,7 @@ from ingest.assemble import build_evidence
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.config import IngestConfig
 from ingest.evidence import Evidence
-from ingest.language import Lemmatizer
+from text.language import Lemmatizer
 from ingest.sources import Source, SourceFile
 from ingest.sources.confluence import ConfluenceSource
 from ingest.sources.html import HtmlSource

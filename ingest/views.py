@@ -28,7 +28,7 @@ Extractive summary (``summarize``)
     most ``max_sentences`` sentences is returned as it is.
 
 ``LLMSummarizer`` only builds the prompt for an LLM-written summary and
-cleans the answer; the worker sends it (``evident.llm``), since ingest does
+cleans the answer; the worker sends it (``core.llm``), since ingest does
 no network I/O.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ingest.chunking import split_sentences
-from ingest.language import (Lemmatizer, Token, default_lemmatizer, normalize_lang, pos_lemmas, stopwords,
+from text.language import (Lemmatizer, Token, default_lemmatizer, normalize_lang, pos_lemmas, stopwords,
                              verb_lemmas)
 
 __all__ = ["KeywordStats", "keywords", "keyword_candidates", "summarize", "LLMSummarizer"]

@@ -9,18 +9,20 @@ import threading
 
 import pytest
 
-from evident.settings import PROJECT_ROOT, Settings, load_settings
+from core.settings import PROJECT_ROOT, Settings, load_settings
 
 SAMPLES = PROJECT_ROOT / "samples"
 SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"  # the evaluation corpus beside the checkout
-TEST_ALIAS = "evident-test"
+# Parallel test runs on one machine each take their own alias and Redis database.
+TEST_ALIAS = os.environ.get("EVIDENT_TEST_ALIAS", "evident-test")
+TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1"))
 
 
 @pytest.fixture(scope="session")
 def settings() -> Settings:
     settings = load_settings(environ={})
     settings.opensearch.index_alias = TEST_ALIAS
-    settings.redis.url = f"redis://127.0.0.1:{settings.services.redis_port}/1"
+    settings.redis.url = f"redis://127.0.0.1:{settings.services.redis_port}/{TEST_REDIS_DB}"
     return settings
 
 
@@ -30,9 +32,10 @@ def stores(settings):
 
     Services this session started are stopped at its end (EVIDENT_TEST_KEEP_SERVICES=1 keeps them).
     """
-    from evident import launcher, services
-    from evident.index import connect, init_index
-    from workers.jobs import JobStore
+    from evident.stack import launcher
+    from evident.stack import opensearch as services
+    from core.index import connect, init_index
+    from core.jobs import JobStore
 
     port = settings.services
     was_running = (services.opensearch_status(port=port.opensearch_port).running,
@@ -72,7 +75,7 @@ def worker(celery_app):
 
 @pytest.fixture(scope="session")
 def jobs(settings, stores):
-    from workers.jobs import JobStore
+    from core.jobs import JobStore
 
     return JobStore.from_url(settings.redis.url)
 
@@ -80,7 +83,7 @@ def jobs(settings, stores):
 @pytest.fixture(scope="session")
 def ingest(worker, jobs):
     """Queue paths through the worker and wait: returns the finished JobStatus."""
-    from evident.corpus import discover
+    from workers.folder import discover
     from workers.submit import queue_files, wait_for_job
 
     def run(*paths, force=False, timeout=900):
@@ -104,7 +107,7 @@ def sample_corpus(ingest, stores, settings):
 
 @pytest.fixture(scope="session")
 def searcher(settings, stores):
-    from evident.retrieval import Searcher
+    from search.searcher import Searcher
 
     return Searcher.from_settings(settings, stores)
 

@@ -1,1 +1,5 @@
-"""The Celery side: the app, the ingest tasks, and the job records admins watch."""
+"""The Celery side: the app, the task base class and the ingest task, the folder source, term grounding
+at the edge, and queueing/following jobs.
+
+May import: ``ingest``, ``text``, ``core``; never ``search``, ``api`` or ``evident``.
+"""

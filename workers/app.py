@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from evident.settings import Settings, load_settings
+from core.settings import Settings, load_settings
 
 INGEST_QUEUE = "ingest"
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from evident.corpus import CorpusFile, load
-from evident.embedding import Embedder
+from workers.folder import CorpusFile, load
+from core.embedding import Embedder
 from ingest.assemble import build_evidence
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.config import IngestConfig
 from ingest.evidence import TERM, Evidence
 from ingest.grounding import ground, parse_index_records
-from ingest.language import Lemmatizer
+from text.language import Lemmatizer
 from ingest.pipeline import parse_file
 from ingest.sources import SourceFile
 

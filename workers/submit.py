@@ -7,10 +7,10 @@ from typing import Callable
 from celery import Celery
 from opensearchpy import OpenSearch
 
-from evident.corpus import CorpusFile, vanished
-from evident.index import delete_documents
-from evident.settings import Settings
-from workers.jobs import JobStatus, JobStore
+from workers.folder import CorpusFile, vanished
+from core.index import delete_documents
+from core.settings import Settings
+from core.jobs import JobStatus, JobStore
 
 
 def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: bool = False) -> str:

@@ -19,18 +19,18 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from evident.corpus import CorpusFile, load
-from evident.embedding import Embedder
-from evident.index import VECTOR_FIELDS, connect, replace_document, to_source
-from evident.llm import LLMError, chat_completion
-from evident.settings import Settings
+from workers.folder import CorpusFile, load
+from core.embedding import Embedder
+from core.index import VECTOR_FIELDS, connect, replace_document, to_source
+from core.llm import LLMError, chat_completion
+from core.settings import Settings
 from ingest.blocks import ParseError
 from ingest.evidence import Evidence
-from ingest.language import Lemmatizer
+from text.language import Lemmatizer
 from ingest.pipeline import evidence_for
 from ingest.views import KeywordStats, LLMSummarizer
 from workers.grounding import term_evidence
-from workers.jobs import PREFIX, JobStore
+from core.jobs import PREFIX, JobStore
 
 log = logging.getLogger(__name__)
 KEYWORD_STATS_KEY = f"{PREFIX}:keyword-stats"

@@ -74,7 +74,7 @@ def test_admin_sees_jobs_and_errors(client, sample_corpus):
 
 
 def test_each_search_is_logged_for_the_search_dashboard(client, stores, sample_corpus):
-    from evident.index import SEARCHLOG_INDEX
+    from core.index import SEARCHLOG_INDEX
 
     client.get("/api/search", query_string={"q": "searchlog probe query"})
     stores.indices.refresh(index=SEARCHLOG_INDEX)

@@ -123,7 +123,7 @@ def test_readme_documents_every_command():
     import re
 
     from evident.cli import build_parser
-    from evident.settings import PROJECT_ROOT
+    from core.settings import PROJECT_ROOT
 
     readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
     documented = set(re.findall(r"`evident (\w+)", readme))

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ingest.language import Lemmatizer, stopwords
+from text.language import Lemmatizer, stopwords
 from ingest.views import KeywordStats, LLMSummarizer, keyword_candidates, keywords, summarize
 
 EN = [

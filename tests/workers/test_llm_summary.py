@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from evident.corpus import CorpusFile
+from workers.folder import CorpusFile
 from tests.conftest import SAMPLES
 
 RUNBOOK = SAMPLES / "wiki" / "pages" / "4456482.json"

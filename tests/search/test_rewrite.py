@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from evident.llm import LLMError, chat_completion, chat_endpoint
-from evident.rewrite import QueryRewriter, load_rewriter
-from evident.settings import Settings
+from core.llm import LLMError, chat_completion, chat_endpoint
+from search.rewrite import QueryRewriter, load_rewriter
+from core.settings import Settings
 
 HISTORY = [("Wie beantrage ich Urlaub?", ["Urlaubsantrag", "Abwesenheiten im Portal"]),
            ("Und für Sonderurlaub?", ["Sonderurlaub bei Umzug"])]

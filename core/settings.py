@@ -30,8 +30,8 @@ class OpenSearchConfig:
 class ServicesConfig:
     """Where the local launcher keeps OpenSearch and Redis (``evident services``)."""
 
-    state_dir: str = ""  # empty: evident.services.default_state_dir()
-    cache_dir: str = ""  # empty: evident.services.default_cache_dir()
+    state_dir: str = ""  # empty: evident.stack.opensearch.default_state_dir()
+    cache_dir: str = ""  # empty: evident.stack.opensearch.default_cache_dir()
     opensearch_heap: str = "1g"
     opensearch_port: int = 9200
     redis_port: int = 6379
@@ -60,7 +60,7 @@ class EmbeddingConfig:
 @dataclass
 class LLMConfig:
     """An optional OpenAI-compatible chat endpoint that writes the summary view and rewrites follow-up
-    questions (``evident.rewrite``); off when unset."""
+    questions (``search.rewrite``); off when unset."""
 
     base_url: str = ""
     model: str = ""
@@ -113,7 +113,7 @@ class SearchConfig:
 
 @dataclass
 class RerankConfig:
-    """An optional cross-encoder that rescores the best fused candidates (``evident.rerank``)."""
+    """An optional cross-encoder that rescores the best fused candidates (``search.rerank``)."""
 
     model: str = ""  # a sentence-transformers CrossEncoder path or name; empty: no reranking
     top_n: int = 20  # how many fused candidates get rescored

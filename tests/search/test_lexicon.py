@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from evident.lexicon import Lexicon, load_lexicon
-from evident.settings import SearchConfig
+from search.lexicon import Lexicon, load_lexicon
+from core.settings import SearchConfig
 
 DING_SAMPLE = """\
 # Version :: test

@@ -5,7 +5,7 @@ import threading
 
 import pytest
 
-from ingest.language import (Lemmatizer, Token, default_lemmatizer, detect_language, language_scores,
+from text.language import (Lemmatizer, Token, default_lemmatizer, detect_language, language_scores,
                              normalize_lang, stopwords, verb_lemmas)
 
 
@@ -162,7 +162,7 @@ def test_instances_share_pipelines_and_threads_agree(lem):
 
 
 def test_pipeline_is_renewed_when_its_vocabulary_grows(lem, monkeypatch):
-    import ingest.language as language
+    import text.language as language
 
     first = language._pipeline("en")
     assert language._pipeline("en") is first

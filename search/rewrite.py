@@ -1,12 +1,12 @@
 """An optional query rewriter: an LLM turns a follow-up question into one that stands on its own.
 
 It uses the chat endpoint configured for the summaries (``[llm]``), so it is off where none is; the
-rule-based follow-up handling in ``evident.retrieval`` does not need it.
+rule-based follow-up handling in ``search.searcher`` does not need it.
 """
 from __future__ import annotations
 
-from evident.llm import LLMError, chat_completion, chat_endpoint
-from evident.settings import Settings
+from core.llm import LLMError, chat_completion, chat_endpoint
+from core.settings import Settings
 
 _QUOTES = "\"'`“”„‟«»‹›‘’‚"
 

@@ -1,4 +1,4 @@
-from ingest.dates import date_tokens
+from text.dates import date_tokens
 
 
 def test_the_same_day_in_every_format_gives_the_same_token():

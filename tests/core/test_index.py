@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from evident.index import replace_document
+from core.index import replace_document
 
 
 def test_a_write_to_a_missing_alias_is_refused_and_creates_no_unmapped_index(stores, settings):

@@ -1,7 +1,7 @@
 """Real local services: OpenSearch (k-NN lucene, neural-search hybrid) and Redis.
 
 The node and Redis are the session's (tests/conftest.py ``stores``: started through
-evident.services, or reused when already answering on the configured ports).
+evident.stack.opensearch, or reused when already answering on the configured ports).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from evident import services
+from evident.stack import opensearch as services
 
 
 

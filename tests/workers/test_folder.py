@@ -1,7 +1,7 @@
 """Reading a corpus folder: which files it holds, and which files it once held."""
 from __future__ import annotations
 
-from evident.corpus import discover, vanished
+from workers.folder import discover, vanished
 
 
 def test_vanished_names_the_files_a_folder_no_longer_holds(tmp_path):

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Protocol
 
-from evident.settings import RerankConfig
+from core.settings import RerankConfig
 
 
 class Reranker(Protocol):

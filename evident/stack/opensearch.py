@@ -750,7 +750,7 @@ def _write_config(home: Path, paths: dict[str, Path], port: int, heap: str) -> N
     options_d.mkdir(exist_ok=True)
     (options_d / "evident.options").write_text(f"-Xms{heap}\n-Xmx{heap}\n")
     (config / "opensearch.yml").write_text(
-        "# Written by evident.services on every start; edits are overwritten.\n"
+        "# Written by evident.stack.opensearch on every start; edits are overwritten.\n"
         f"cluster.name: {_CLUSTER_NAME}\n"
         "node.name: evident-local\n"
         "discovery.type: single-node\n"
@@ -1055,7 +1055,7 @@ def start_redis(state_dir: str | os.PathLike | None = None, *, port: int = DEFAU
         _terminate(stale, 10)
     paths["pid"].unlink(missing_ok=True)
     paths["conf"].write_text(
-        "# Written by evident.services on every start; edits are overwritten.\n"
+        "# Written by evident.stack.opensearch on every start; edits are overwritten.\n"
         f"bind {HOST}\n"
         "protected-mode yes\n"
         f"port {port}\n"

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 from opensearchpy import OpenSearch, helpers
 
-from evident.settings import Settings
+from core.settings import Settings
 from mappings import MAPPINGS_DIR
 
 SEARCHLOG_INDEX = "evident-searchlog"

@@ -1,4 +1,4 @@
-"""``evident services up|down|status``: OpenSearch and Redis (evident.services), plus the worker and the API.
+"""``evident services up|down|status``: OpenSearch and Redis (evident.stack.opensearch), plus the worker and the API.
 
 The worker and the API run as background processes of this checkout's Python,
 with pid files and logs under the state dir, so ``down`` stops exactly them.
@@ -13,8 +13,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from evident import services
-from evident.settings import Settings
+from evident.stack import opensearch as services
+from core.settings import Settings
 
 PROCESSES = {
     "worker": ["worker"],

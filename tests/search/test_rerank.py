@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from evident.embedding import PACKAGED_MODEL, resolve_model_path
-from evident.rerank import CrossEncoderReranker, load_reranker
-from evident.settings import RerankConfig
+from core.embedding import PACKAGED_MODEL, resolve_model_path
+from search.rerank import CrossEncoderReranker, load_reranker
+from core.settings import RerankConfig
 
 QUERY = "How do I reset my VPN password?"
 TEXTS = ["Reset the VPN password in the self-service portal under Security.",

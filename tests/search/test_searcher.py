@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from evident.retrieval import SearchRequest, Turn
+from search.searcher import SearchRequest, Turn
 from tests.conftest import SAMPLES
 
 
@@ -97,7 +97,7 @@ def test_self_contained_question_is_not_dragged_back(sample_corpus, searcher):
 
 @pytest.mark.parametrize("kind", ["German question, English page", "German question, English PDF"])
 def test_german_question_reaches_an_english_page_through_the_word_list(sample_corpus, searcher, kind):
-    from evident.retrieval import Searcher
+    from search.searcher import Searcher
 
     fact = next(f for f in FACTS if f["Kind"] == kind)
     response = searcher.search(SearchRequest(query=fact["Query"]))
@@ -109,7 +109,7 @@ def test_german_question_reaches_an_english_page_through_the_word_list(sample_co
 
 def test_server_side_hybrid_agrees_with_application_side_fusion(sample_corpus, searcher, settings):
     server = dataclasses.replace(settings, search=dataclasses.replace(settings.search, server_side=True))
-    from evident.retrieval import Searcher
+    from search.searcher import Searcher
 
     server_searcher = Searcher(server, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon)
     for fact in FACTS:
@@ -145,7 +145,7 @@ class _PrefersTitle:
 
 
 def test_reranker_reorders_the_best_fused_candidates(sample_corpus, searcher, settings):
-    from evident.retrieval import Searcher
+    from search.searcher import Searcher
 
     before = searcher.search(SearchRequest(query="buoy", k=10))
     runner_up = before.hits[1]
@@ -163,12 +163,12 @@ def _turn(searcher, query: str) -> Turn:
 
 
 def test_configured_llm_rewrites_the_follow_up(sample_corpus, searcher, endpoint):
-    from evident.rewrite import QueryRewriter
+    from search.rewrite import QueryRewriter
 
     url, requests, answer = endpoint
     lead = next(f for f in FACTS if f["Kind"] == "header-column table")
     answer["content"] = lead["Query"]
-    from evident.retrieval import Searcher
+    from search.searcher import Searcher
 
     rewriting = Searcher(searcher.settings, searcher.client, searcher.embedder, searcher.lemmatizer,
                          searcher.lexicon, rewriter=QueryRewriter(url, "tiny"))
@@ -180,8 +180,8 @@ def test_configured_llm_rewrites_the_follow_up(sample_corpus, searcher, endpoint
 
 
 def test_failing_llm_falls_back_to_the_rules_and_says_so(sample_corpus, searcher):
-    from evident.retrieval import Searcher
-    from evident.rewrite import QueryRewriter
+    from search.searcher import Searcher
+    from search.rewrite import QueryRewriter
 
     runbook = next(f for f in FACTS if f["Kind"] == "rare error code")["Expected URL"]
     broken = Searcher(searcher.settings, searcher.client, searcher.embedder, searcher.lemmatizer,
@@ -198,8 +198,8 @@ def test_failing_llm_falls_back_to_the_rules_and_says_so(sample_corpus, searcher
     ("und bei HVX 4.1?", True),
 ])
 def test_a_follow_up_that_names_another_version_moves_on_from_the_last_page(query, leans_on_the_page):
-    from evident.retrieval import resolve_follow_up
-    from ingest.language import Lemmatizer, detect_language
+    from search.searcher import resolve_follow_up
+    from text.language import Lemmatizer, detect_language
 
     report = "https://wiki.example.com/spaces/ENG/pages/1/HVX+4.1+Release+Test+Report"
     turn = Turn("Which machine failed UEFI boot in the HVX 4.1 release test?",
@@ -219,8 +219,8 @@ def test_a_follow_up_that_names_another_version_moves_on_from_the_last_page(quer
     ("Salary bands for 2025", "Gehaltsrunde 2025 – Ablauf", False),  # a bare number is no identifier
 ])
 def test_a_page_titled_with_another_version_or_date_is_a_twin(query, title, twin):
-    from evident.retrieval import identifiers, names_a_twin
-    from ingest.language import Lemmatizer
+    from search.searcher import identifiers, names_a_twin
+    from text.language import Lemmatizer
 
     asked = identifiers(query, "en", Lemmatizer())
     assert names_a_twin(asked, identifiers(title, "", None)) is twin
