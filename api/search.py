@@ -1,93 +1,83 @@
-"""Search endpoints: the search page, ``/api/search`` (GET and POST with conversation), ``/api/health``."""
+"""Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/health``.
+
+The caller's principals come from ``api.identity`` (never from a header anyone can set); a presented
+identity that fails verification is served public results with a warning saying why.
+"""
 from __future__ import annotations
 
 from dataclasses import asdict
 
-from flask import Blueprint, current_app, jsonify, request, send_from_directory
+from flask import Blueprint, current_app, g, jsonify, request
+from spectree import Response
 
+from api.errors import BadRequest
+from api.identity import Caller
+from api.schema import Error, Health, SearchBody, SearchParams, SearchResult, spec
 from core.index import log_search
-from search.searcher import SearchRequest, Turn
+from search.schema import SearchRequest, Turn
 
 search = Blueprint("search", __name__)
-# Groups of the caller, set by the intranet's trusted reverse proxy (full auth comes later).
-GROUPS_HEADER = "X-Evident-Groups"
 FILTER_NAMES = ("space", "kind", "lang", "labels", "source_type")
-MAX_K = 100
-
-
-class BadRequest(ValueError):
-    pass
+WORKER_PING_SECONDS = 1.0  # how long health waits for workers to answer: a live worker answers in ms
+ERRORS = {"HTTP_400": Error, "HTTP_413": Error, "HTTP_415": Error, "HTTP_503": Error}
 
 
 def _evident() -> dict:
     return current_app.extensions["evident"]
 
 
-def caller_groups() -> list[str]:
-    raw = request.headers.get(GROUPS_HEADER, "")
-    return [g.strip() for g in raw.split(",") if g.strip()]
+def current_caller() -> Caller:
+    """The verified caller of this request (computed once per request)."""
+    if "caller" not in g:
+        g.caller = _evident()["auth"].caller(request.headers)
+    return g.caller
 
 
-def _int(value, name: str, default: int, low: int, high: int) -> int:
-    if value in (None, ""):
-        return default
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise BadRequest(f"{name} must be a whole number, got {value!r}") from None
-    if not low <= number <= high:
-        raise BadRequest(f"{name} must be between {low} and {high}, got {number}")
-    return number
-
-
-def build_request(args: dict, body: dict) -> SearchRequest:
-    query = (body.get("q") if body else None) or args.get("q", "")
-    if not isinstance(query, str) or not query.strip():
-        raise BadRequest("q (the query) is required")
-    history = []
-    for n, turn in enumerate(body.get("history", []) if body else []):
-        if not isinstance(turn, dict) or not isinstance(turn.get("q"), str):
-            raise BadRequest(f"history[{n}] must be an object with a string 'q'")
-        history.append(Turn(turn["q"], [r for r in turn.get("results", []) if isinstance(r, dict)]))
-    filters = {}
-    for name in FILTER_NAMES:
-        value = (body or {}).get(name) or args.getlist(name)
-        if value:
-            filters[name] = value
+def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
+    """A validated request in, the searcher's request out; limits from ``[api]`` settings."""
+    limits = _evident()["settings"].api
+    if len(params.q) > limits.max_query_chars:
+        raise BadRequest(f"q: at most {limits.max_query_chars} characters, got {len(params.q)}")
+    history = getattr(params, "history", [])
+    if len(history) > limits.max_history_turns:
+        raise BadRequest(f"history: at most {limits.max_history_turns} turns, got {len(history)}")
+    filters: dict = {name: getattr(params, name) for name in FILTER_NAMES if getattr(params, name)}
     for name in ("date_from", "date_to"):
-        value = (body or {}).get(name) or args.get(name)
-        if value:
-            filters[name] = value
-    source = {**args, **(body or {})}
-    mode = source.get("mode")
-    if mode not in (None, "", "bm25", "dense", "hybrid", "baseline"):
-        raise BadRequest(f"mode must be bm25, dense, hybrid or baseline, got {mode!r}")
-    group = source.get("group")
-    if group not in (None, "", "page", "none"):
-        raise BadRequest(f"group must be page or none, got {group!r}")
-    return SearchRequest(query=query.strip(), k=_int(source.get("k"), "k", 10, 1, MAX_K),
-                         page=_int(source.get("page"), "page", 1, 1, 1000), groups=caller_groups(),
-                         history=history, filters=filters, mode=mode or None, group=group or None)
+        if getattr(params, name):
+            filters[name] = getattr(params, name).isoformat()
+    return SearchRequest(query=params.q, k=params.k, page=params.page, groups=caller.principals(),
+                         history=[Turn(t.q, [r.model_dump() for r in t.results]) for t in history],
+                         filters=filters, mode=params.mode, group=params.group)
 
 
-@search.errorhandler(BadRequest)
-def bad_request(exc: BadRequest):
-    return jsonify({"error": str(exc)}), 400
-
-
-@search.route("/")
+@search.get("/")
+@spec.validate(resp=Response("HTTP_200"), tags=["page"])
 def page():
-    return send_from_directory(current_app.static_folder, "index.html")
+    """The search page (HTML)."""
+    with open(f"{current_app.static_folder}/index.html", "rb") as page_file:  # spectree reads the body back
+        return current_app.response_class(page_file.read(), mimetype="text/html")
 
 
-@search.route("/api/search", methods=["GET", "POST"])
-def api_search():
-    body = request.get_json(silent=True) if request.method == "POST" else None
-    if request.method == "POST" and body is None:
-        raise BadRequest("POST /api/search expects a JSON body")
-    ev = _evident()
-    search_request = build_request(request.args, body)
+@search.get("/api/search")
+@spec.validate(query=SearchParams, resp=Response(HTTP_200=SearchResult, **ERRORS), tags=["search"])
+def search_get():
+    """Search: hits grouped by page, filtered by what the caller may read."""
+    return answer(request.context.query)
+
+
+@search.post("/api/search")
+@spec.validate(json=SearchBody, resp=Response(HTTP_200=SearchResult, **ERRORS), tags=["search"])
+def search_post():
+    """Search within a conversation: a follow-up question is resolved from ``history``."""
+    return answer(request.context.json)
+
+
+def answer(params: SearchParams):
+    ev, caller = _evident(), current_caller()
+    search_request = build_request(params, caller)
     response = ev["searcher"].search(search_request)
+    if caller.refused:
+        response.warnings.append(f"identity not accepted ({caller.refused}); showing public results only")
     try:
         log_search(ev["opensearch"], response.query, response.took_ms, response.total, response.lang,
                    search_request.mode or ev["settings"].search.mode)
@@ -96,8 +86,10 @@ def api_search():
     return jsonify(asdict(response))
 
 
-@search.route("/api/health")
+@search.get("/api/health")
+@spec.validate(resp=Response(HTTP_200=Health, HTTP_503=Health), tags=["operations"])
 def health():
+    """OpenSearch, Redis and worker status; 503 when any is down."""
     ev = _evident()
     status: dict = {}
     try:
@@ -105,12 +97,12 @@ def health():
     except Exception as exc:  # noqa: BLE001 - health reports every failure as text
         status["opensearch"] = f"down: {exc}"
     try:
-        ev["jobs"].redis.ping()
+        ev["jobs"].ping()
         status["redis"] = "ok"
     except Exception as exc:  # noqa: BLE001
         status["redis"] = f"down: {exc}"
     try:
-        replies = ev["celery"].control.ping(timeout=1.0)
+        replies = ev["celery"].control.ping(timeout=WORKER_PING_SECONDS)
         status["workers"] = len(replies)
     except Exception as exc:  # noqa: BLE001
         status["workers"] = f"unknown: {exc}"

@@ -13,6 +13,10 @@ from mappings import MAPPINGS_DIR
 
 SEARCHLOG_INDEX = "evident-searchlog"
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
+BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent again; doubles each retry
+BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
+REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
+POLL_SECONDS = 1  # between health checks while OpenSearch starts
 
 
 def connect(settings: Settings) -> OpenSearch:
@@ -81,7 +85,7 @@ def reindex(client: OpenSearch, settings: Settings) -> dict:
     new = new_index_name(alias)
     client.indices.create(index=new)
     copied = client.reindex(body={"source": {"index": ",".join(old)}, "dest": {"index": new}},
-                            refresh=True, wait_for_completion=True, request_timeout=3600)
+                            refresh=True, wait_for_completion=True, request_timeout=REINDEX_TIMEOUT)
     if copied.get("failures"):
         client.indices.delete(index=new)
         raise RuntimeError(f"reindex into {new} failed: {copied['failures'][:1]}")
@@ -112,11 +116,12 @@ def replace_document(client: OpenSearch, settings: Settings, doc_id: str, source
     errors: list[str] = []
     for ok, item in helpers.streaming_bulk(client, actions, chunk_size=settings.opensearch.bulk_chunk_size,
                                            max_retries=settings.opensearch.max_retries,
-                                           raise_on_error=False, initial_backoff=1, require_alias=True):
+                                           raise_on_error=False, initial_backoff=BULK_BACKOFF,
+                                           require_alias=True):
         if ok:
             written += 1
         else:
-            errors.append(json.dumps(item)[:500])
+            errors.append(json.dumps(item)[:BULK_ERROR_CHARS])
     if errors:  # the old evidence stays until the new one is written
         return {"written": written, "removed": 0, "errors": errors}
     keep = [s["id"] for s in sources]
@@ -136,7 +141,7 @@ def delete_documents(client: OpenSearch, settings: Settings, doc_ids: list[str])
     return result.get("deleted", 0)
 
 
-def wait_for(client: OpenSearch, timeout: float = 60.0) -> None:
+def wait_for(client: OpenSearch, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -145,4 +150,4 @@ def wait_for(client: OpenSearch, timeout: float = 60.0) -> None:
         except Exception:
             if time.monotonic() > deadline:
                 raise
-            time.sleep(1)
+            time.sleep(POLL_SECONDS)

@@ -1,22 +1,34 @@
-"""Ingest jobs in Redis: counts for progress bars, recorded errors, fingerprints for resuming.
+"""The Redis edge: ingest jobs, recorded errors, fingerprints for resuming, task metrics, the ingest queue's
+length and the corpus keyword statistics. Only this module holds a Redis client.
 
-Keys: ``evident:job:<id>`` (hash: total, done, skipped, failed, created), ``evident:job:<id>:errors``
-(list of JSON {file, reason}), ``evident:jobs`` (sorted set of job ids by time),
+Keys (``evident`` is the default prefix): ``evident:job:<id>`` (hash: total, done, skipped, failed, created),
+``evident:job:<id>:errors`` (list of JSON {file, reason}), ``evident:jobs`` (sorted set of job ids by time),
 ``evident:fingerprint`` (hash: document name -> content+config fingerprint of its last successful ingest),
 ``evident:documents`` (hash: file name -> JSON list of the doc ids its evidence was written under),
-``evident:errors`` (the last 1000 errors of any job).
+``evident:errors`` (the last 1000 errors of any job), ``evident:metrics:<task>`` (hash: outcome -> count,
+``seconds``), ``evident:keyword-df`` (hash: lemma -> evidence counted with it) and ``evident:keyword-docs``
+(the number of evidence counted). The Celery queue ``ingest`` is Celery's own list.
 """
 from __future__ import annotations
 
 import json
 import time
 import uuid
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import redis
 
+from ingest.views import KeywordStats
+
 PREFIX = "evident"
-RECENT_ERRORS = 1000
+INGEST_QUEUE = "ingest"  # the Celery queue the worker consumes and the admin view measures
+RECENT_ERRORS = 1000  # errors kept across jobs: a few runs' worth for the admin view, a bounded list
+JOBS_LISTED = 20  # jobs the admin view lists: the last few runs at a glance
+ERRORS_LISTED = 100  # errors the admin view lists at once, of the RECENT_ERRORS kept
+JOB_ID_LENGTH = 12  # hex digits of a uuid4: unique enough for the jobs one Redis keeps, short to type
 
 
 @dataclass
@@ -35,77 +47,115 @@ class JobStatus:
 
 
 class JobStore:
-    def __init__(self, client: redis.Redis):
-        self.redis = client
+    """``prefix`` keeps the keys of one store apart from another's in the same Redis database."""
+
+    def __init__(self, client: redis.Redis, prefix: str = PREFIX):
+        self._redis = client
+        self.prefix = prefix
 
     @classmethod
-    def from_url(cls, url: str) -> "JobStore":
-        return cls(redis.Redis.from_url(url, decode_responses=True))
+    def from_url(cls, url: str, prefix: str = PREFIX) -> "JobStore":
+        return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
+
+    def _key(self, *parts: str) -> str:
+        return ":".join((self.prefix, *parts))
+
+    def clear_database(self) -> None:
+        """Empty this store's whole Redis database: a test session starts from nothing."""
+        self._redis.flushdb()
+
+    def ping(self) -> None:
+        """Raises a redis error when Redis does not answer."""
+        self._redis.ping()
+
+    def queue_length(self) -> int:
+        """Tasks waiting in the ingest queue (not those a worker is running)."""
+        return self._redis.llen(INGEST_QUEUE)
 
     def create(self, total: int) -> str:
-        job_id = uuid.uuid4().hex[:12]
+        job_id = uuid.uuid4().hex[:JOB_ID_LENGTH]
         now = time.time()
-        self.redis.hset(f"{PREFIX}:job:{job_id}", mapping={"total": total, "done": 0, "skipped": 0, "failed": 0,
-                                                          "created": now})
-        self.redis.zadd(f"{PREFIX}:jobs", {job_id: now})
+        self._redis.hset(self._key("job", job_id), mapping={"total": total, "done": 0, "skipped": 0, "failed": 0,
+                                                           "created": now})
+        self._redis.zadd(self._key("jobs"), {job_id: now})
         return job_id
 
     def count(self, job_id: str, outcome: str) -> None:
         if job_id:
-            self.redis.hincrby(f"{PREFIX}:job:{job_id}", outcome, 1)
+            self._redis.hincrby(self._key("job", job_id), outcome, 1)
 
     def record_error(self, job_id: str, file: str, reason: str) -> None:
         entry = json.dumps({"job": job_id, "file": file, "reason": reason, "at": time.time()})
-        pipe = self.redis.pipeline()
+        pipe = self._redis.pipeline()
         if job_id:
-            pipe.rpush(f"{PREFIX}:job:{job_id}:errors", entry)
-        pipe.lpush(f"{PREFIX}:errors", entry)
-        pipe.ltrim(f"{PREFIX}:errors", 0, RECENT_ERRORS - 1)
+            pipe.rpush(self._key("job", job_id, "errors"), entry)
+        pipe.lpush(self._key("errors"), entry)
+        pipe.ltrim(self._key("errors"), 0, RECENT_ERRORS - 1)
         pipe.execute()
 
     def status(self, job_id: str) -> JobStatus | None:
-        data = self.redis.hgetall(f"{PREFIX}:job:{job_id}")
+        data = self._redis.hgetall(self._key("job", job_id))
         if not data:
             return None
-        errors = [json.loads(e) for e in self.redis.lrange(f"{PREFIX}:job:{job_id}:errors", 0, -1)]
+        errors = [json.loads(e) for e in self._redis.lrange(self._key("job", job_id, "errors"), 0, -1)]
         return JobStatus(job_id, int(data["total"]), int(data["done"]), int(data["skipped"]), int(data["failed"]),
                          float(data["created"]), errors)
 
-    def recent_jobs(self, limit: int = 20) -> list[JobStatus]:
-        ids = self.redis.zrevrange(f"{PREFIX}:jobs", 0, limit - 1)
+    def recent_jobs(self, limit: int = JOBS_LISTED) -> list[JobStatus]:
+        ids = self._redis.zrevrange(self._key("jobs"), 0, limit - 1)
         return [s for s in (self.status(i) for i in ids) if s]
 
-    def recent_errors(self, limit: int = 100) -> list[dict]:
-        return [json.loads(e) for e in self.redis.lrange(f"{PREFIX}:errors", 0, limit - 1)]
+    def recent_errors(self, limit: int = ERRORS_LISTED) -> list[dict]:
+        return [json.loads(e) for e in self._redis.lrange(self._key("errors"), 0, limit - 1)]
 
     def fingerprint(self, name: str) -> str | None:
-        return self.redis.hget(f"{PREFIX}:fingerprint", name)
+        return self._redis.hget(self._key("fingerprint"), name)
 
     def set_fingerprint(self, name: str, value: str) -> None:
-        self.redis.hset(f"{PREFIX}:fingerprint", name, value)
+        self._redis.hset(self._key("fingerprint"), name, value)
 
     def remember_documents(self, name: str, doc_ids: list[str]) -> None:
-        self.redis.hset(f"{PREFIX}:documents", name, json.dumps(sorted(set(doc_ids))))
+        self._redis.hset(self._key("documents"), name, json.dumps(sorted(set(doc_ids))))
 
     def documents(self, name: str) -> list[str] | None:
-        value = self.redis.hget(f"{PREFIX}:documents", name)
+        value = self._redis.hget(self._key("documents"), name)
         return None if value is None else json.loads(value)
 
     def ingested_files(self) -> dict[str, list[str]]:
         """Every file name ingested so far, with the doc ids of its evidence."""
-        return {name: json.loads(ids) for name, ids in self.redis.hgetall(f"{PREFIX}:documents").items()}
+        return {name: json.loads(ids) for name, ids in self._redis.hgetall(self._key("documents")).items()}
 
     def forget_file(self, name: str) -> None:
-        pipe = self.redis.pipeline()
-        pipe.hdel(f"{PREFIX}:fingerprint", name)
-        pipe.hdel(f"{PREFIX}:documents", name)
+        pipe = self._redis.pipeline()
+        pipe.hdel(self._key("fingerprint"), name)
+        pipe.hdel(self._key("documents"), name)
         pipe.execute()
 
     def metric(self, task: str, name: str, amount: float = 1) -> None:
-        self.redis.hincrbyfloat(f"{PREFIX}:metrics:{task}", name, amount)
+        self._redis.hincrbyfloat(self._key("metrics", task), name, amount)
 
     def metrics(self) -> dict[str, dict[str, float]]:
-        out = {}
-        for key in self.redis.scan_iter(f"{PREFIX}:metrics:*"):
-            out[key.split(":", 2)[2]] = {k: float(v) for k, v in self.redis.hgetall(key).items()}
-        return out
+        """Outcome counts and seconds per task name."""
+        head = self._key("metrics", "")
+        return {key[len(head):]: {k: float(v) for k, v in self._redis.hgetall(key).items()}
+                for key in self._redis.scan_iter(head + "*")}
+
+    @contextmanager
+    def keyword_stats(self) -> Iterator[KeywordStats]:
+        """The corpus keyword statistics; what the block counts into them is added to Redis when it ends.
+
+        The addition is one MULTI/EXEC of HINCRBY per lemma and an INCRBY of the document total, so
+        workers counting at the same time lose nothing. A block that raises adds nothing.
+        """
+        pipe = self._redis.pipeline()
+        pipe.hgetall(self._key("keyword-df"))
+        pipe.get(self._key("keyword-docs"))
+        df, n_docs = pipe.execute()
+        stats = KeywordStats({lemma: int(n) for lemma, n in df.items()}, int(n_docs or 0))
+        seen_df, seen_docs = Counter(stats.df), stats.n_docs
+        yield stats
+        pipe = self._redis.pipeline()
+        for lemma, n in (Counter(stats.df) - seen_df).items():
+            pipe.hincrby(self._key("keyword-df"), lemma, n)
+        pipe.incrby(self._key("keyword-docs"), stats.n_docs - seen_docs)
+        pipe.execute()

@@ -11,6 +11,9 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, get_origin, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
 
 from ingest.config import IngestConfig
 
@@ -122,6 +125,39 @@ class RerankConfig:
 
 
 @dataclass
+class ApiConfig:
+    """Limits of what one API request may carry; past them the caller gets a 4xx naming the limit."""
+
+    max_query_chars: int = 4000  # a pasted paragraph or stack trace fits; a pasted document does not
+    max_history_turns: int = 50  # far more than a conversation in a search box runs to
+    max_body_bytes: int = 1_048_576  # 1 MiB: 50 turns with their shown results fit many times over
+
+
+@dataclass
+class AuthConfig:
+    """Who the API believes a caller is (``api.identity``); secrets come from the environment or the file."""
+
+    mode: str = "none"  # none (all anonymous, public evidence only) | jwt | signed-header
+    # jwt: the intranet's single sign-on
+    jwks_url: str = ""  # the issuer's JWKS document; or a static key:
+    jwt_key: str = ""  # PEM public key, or the shared secret for HS256
+    jwt_algorithms: str = "RS256"  # comma separated; never "none"
+    jwt_issuer: str = ""  # checked when set
+    jwt_audience: str = ""  # checked when set
+    jwt_leeway_seconds: int = 30  # clock skew tolerated between the SSO and this host
+    jwks_cache_seconds: int = 300  # keys are re-read this often, so a rotated key is picked up
+    jwks_timeout_seconds: float = 5.0  # a slow SSO must not hold a search for long
+    groups_claim: str = "groups"
+    user_claim: str = "sub"
+    # signed-header: the reverse proxy's HMAC
+    proxy_secret: str = ""
+    proxy_max_age_seconds: int = 60  # a signed header older than this is a replay, not a request
+    # admin endpoints: a member of this group, or the bearer of the admin token
+    admin_group: str = "evident-admins"
+    admin_token: str = ""
+
+
+@dataclass
 class Settings:
     opensearch: OpenSearchConfig = field(default_factory=OpenSearchConfig)
     redis: RedisConfig = field(default_factory=RedisConfig)
@@ -131,32 +167,23 @@ class Settings:
     search: SearchConfig = field(default_factory=SearchConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
+    auth: AuthConfig = field(default_factory=AuthConfig)
+    api: ApiConfig = field(default_factory=ApiConfig)
 
 
-def _coerce(value: str, current: object) -> object:
-    if isinstance(current, bool):
-        return value.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(current, int):
-        return int(value)
-    if isinstance(current, float):
-        return float(value)
-    if isinstance(current, tuple):
-        kind = type(current[0]) if current else str
-        return tuple(kind(v.strip()) for v in value.split(",") if v.strip())
-    return value
-
-
-def _apply(section: object, values: dict, origin: str) -> None:
-    names = {f.name for f in dataclasses.fields(section)}
+def _apply(section: object, values: dict, name: Callable[[str], str]) -> None:
+    """Set each value, converted to its field's type by pydantic ("true", "60", "context,summary" from the
+    environment too); an unknown or bad value is an error that ``name`` gives the setting's name in."""
+    types = get_type_hints(type(section))
     for key, value in values.items():
-        if key not in names:
-            raise ValueError(f"{origin}: unknown setting {key!r} (known: {', '.join(sorted(names))})")
-        current = getattr(section, key)
-        if isinstance(value, str) and not isinstance(current, str):
-            value = _coerce(value, current)
-        elif isinstance(current, tuple) and isinstance(value, list):
-            value = tuple(value)
-        setattr(section, key, value)
+        if key not in types:
+            raise ValueError(f"{name(key)}: unknown setting (known: {', '.join(sorted(types))})")
+        if isinstance(value, str) and get_origin(types[key]) is tuple:
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        try:
+            setattr(section, key, TypeAdapter(types[key]).validate_python(value))
+        except ValidationError as exc:
+            raise ValueError(f"{name(key)}: {exc.errors()[0]['msg']}, got {value!r}") from None
 
 
 def load_settings(config_file: str | os.PathLike | None = None, environ: dict | None = None) -> Settings:
@@ -170,12 +197,12 @@ def load_settings(config_file: str | os.PathLike | None = None, environ: dict | 
             section = getattr(settings, section_name, None)
             if section is None or not isinstance(values, dict):
                 raise ValueError(f"{path}: unknown section [{section_name}]")
-            _apply(section, values, str(path))
+            _apply(section, values, lambda key: f"{path}: [{section_name}] {key}")
     for f in dataclasses.fields(settings):
         section = getattr(settings, f.name)
         prefix = f"EVIDENT_{f.name.upper()}_"
         overrides = {
             k[len(prefix):].lower(): v for k, v in environ.items() if k.startswith(prefix)
         }
-        _apply(section, overrides, "environment")
+        _apply(section, overrides, lambda key: prefix + key.upper())
     return settings

@@ -10,6 +10,11 @@ from dataclasses import asdict
 from core.settings import PROJECT_ROOT, Settings, load_settings
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
+OPENSEARCH_WAIT = 30  # seconds a command waits for a node still starting (just after `services up`)
+INGEST_TIMEOUT = 3600  # seconds `evident ingest` follows a job by default: the samples take a minute, a wiki hours
+PREVIEW_CHARS = 200  # of each evidence's text in `evident parse`: two lines of a terminal
+SKIPPED_EXAMPLES = 3  # file names shown of those left out: enough to recognize what they are
+PROGRESS_REDRAW = 1  # seconds between redraws of the ingest progress bar: moving, yet quiet in a log
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -19,29 +24,36 @@ def _fail(message: str, code: int = 1) -> int:
 
 # -- services --------------------------------------------------------------------------------------
 def cmd_services(args, settings: Settings) -> int:
-    from evident.stack import launcher
-    from evident.stack.opensearch import ServiceError
+    from evident.stack import ServiceError, launcher
 
     try:
         if args.action == "up":
             launcher.up(settings)
         elif args.action == "down":
             launcher.down(settings)
+        report = launcher.status(settings)
+        for _running, line in report.values():
+            print(line)
+        print(launcher.supervisor_line(settings))
     except ServiceError as exc:
         return _fail(str(exc))
-    report = launcher.status(settings)
-    for _running, line in report.values():
-        print(line)
     return 0 if args.action == "down" or all(running for running, _ in report.values()) else 1
+
+
+def answering_opensearch(settings: Settings):
+    """A client, once OpenSearch answers."""
+    from core.index import connect, wait_for
+
+    client = connect(settings)
+    wait_for(client, timeout=OPENSEARCH_WAIT)
+    return client
 
 
 def ensure_index(settings: Settings) -> dict:
     """The template, alias and pipelines, created or updated (idempotent) once OpenSearch answers."""
-    from core.index import connect, init_index, wait_for
+    from core.index import init_index
 
-    client = connect(settings)
-    wait_for(client, timeout=30)
-    return init_index(client, settings)
+    return init_index(answering_opensearch(settings), settings)
 
 
 def cmd_init(args, settings: Settings) -> int:
@@ -50,26 +62,24 @@ def cmd_init(args, settings: Settings) -> int:
 
 
 def cmd_reindex(args, settings: Settings) -> int:
-    from core.index import connect, reindex, wait_for
+    from core.index import reindex
 
-    client = connect(settings)
-    wait_for(client, timeout=30)
-    print(json.dumps(reindex(client, settings), indent=2))
+    print(json.dumps(reindex(answering_opensearch(settings), settings), indent=2))
     return 0
 
 
 def report_skipped(skipped) -> None:
     if skipped:
-        examples = ", ".join(p.name for p in skipped[:3])
+        examples = ", ".join(p.name for p in skipped[:SKIPPED_EXAMPLES])
         print(f"note: {len(skipped)} files are not JSON, HTML, PDF or CSV and were left out ({examples}"
-              f"{', ...' if len(skipped) > 3 else ''})", file=sys.stderr)
+              f"{', ...' if len(skipped) > SKIPPED_EXAMPLES else ''})", file=sys.stderr)
 
 
 # -- parse -----------------------------------------------------------------------------------------
 def cmd_parse(args, settings: Settings) -> int:
     from workers.folder import CorpusError, discover, load
     from ingest.blocks import ParseError
-    from text.language import Lemmatizer
+    from text.lemmas import Lemmatizer
     from ingest.pipeline import evidence_for
     from ingest.views import KeywordStats
 
@@ -91,7 +101,7 @@ def cmd_parse(args, settings: Settings) -> int:
             if args.json:
                 print(json.dumps(e.to_dict(), ensure_ascii=False))
             else:
-                print(f"[{e.kind}] {e.url} | {' > '.join(e.heading_path)}\n    {e.text[:200]}")
+                print(f"[{e.kind}] {e.url} | {' > '.join(e.heading_path)}\n    {e.text[:PREVIEW_CHARS]}")
     for err in errors:
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
     print(f"{len(files) - len(errors)} files, {sum(counts.values())} evidence: "
@@ -103,9 +113,9 @@ def cmd_parse(args, settings: Settings) -> int:
 def cmd_ingest(args, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from workers.folder import discover
-    from workers.app import create_app
     from core.jobs import JobStore
+    from workers.app import create_app
+    from workers.folder import discover
     from workers.submit import queue_files, wait_for_job
 
     files, missing, skipped = discover(args.paths)
@@ -133,7 +143,8 @@ def cmd_ingest(args, settings: Settings) -> int:
     if args.no_wait:
         print(job_id)
         return 0
-    with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr, mininterval=1) as bar:
+    with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr,
+              mininterval=PROGRESS_REDRAW) as bar:
         def show(status):
             progressed = status.done + status.skipped + status.failed
             if progressed != bar.n:
@@ -150,11 +161,12 @@ def cmd_ingest(args, settings: Settings) -> int:
 
 
 def cmd_worker(args, settings: Settings) -> int:
+    from core.jobs import INGEST_QUEUE
     from workers.app import create_app
 
     app = create_app(settings)
-    argv = ["worker", "--loglevel", args.loglevel, "--pool", "solo", "--queues", "ingest",
-            "--hostname", f"evident@%h"]
+    argv = ["worker", "--loglevel", args.loglevel, "--pool", "solo", "--queues", INGEST_QUEUE,
+            "--hostname", "evident@%h"]
     app.worker_main(argv)
     return 0
 
@@ -232,16 +244,14 @@ def cmd_eval(args, settings: Settings) -> int:
 # -- demo ------------------------------------------------------------------------------------------
 def cmd_demo(args, settings: Settings) -> int:
     """Start everything, ingest the sample corpus, serve the page and print its URL."""
-    from evident.stack import launcher
-    from evident.stack.opensearch import ServiceError
+    from evident.stack import ServiceError, launcher
 
     try:
-        launcher.up_stores(settings)
         launcher.up(settings)
     except ServiceError as exc:
         return _fail(str(exc))
     code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], force=False, prune=True, no_wait=False,
-                                         timeout=3600),
+                                         timeout=INGEST_TIMEOUT),
                       settings)
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/"
     try:
@@ -252,7 +262,20 @@ def cmd_demo(args, settings: Settings) -> int:
     return code
 
 
+def retrieval_flags(p: argparse.ArgumentParser) -> None:
+    """The switches of each retrieval stage, shared by ``search`` and ``eval``."""
+    p.add_argument("--mode", choices=["bm25", "dense", "hybrid", "baseline"],
+                   help="baseline: plain BM25 over whole page text, for comparison")
+    p.add_argument("--fusion", choices=["rrf", "minmax", "merge"],
+                   help="merge: MC-indexing view merging (top 2/3 of each list, de-duplicated by section)")
+    p.add_argument("--views", help="dense views, comma separated: context,summary,keywords")
+    p.add_argument("--group", choices=["page", "none"])
+    p.add_argument("--no-history", action="store_true", help="ignore earlier turns of a conversation")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """Every command with its options, in the order of ``evident --help``: one flat list (over 60 lines)
+    reads more easily than the same declarations spread over helpers."""
     parser = argparse.ArgumentParser(prog="evident", description=__doc__)
     parser.add_argument("--config", help="TOML settings file (default: evident.toml or $EVIDENT_CONFIG)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -278,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prune", action="store_true",
                    help="also remove from the index the files once ingested from these folders that are gone")
     p.add_argument("--no-wait", action="store_true", help="print the job id and return")
-    p.add_argument("--timeout", type=float, default=3600, help="seconds to follow the job (default 3600)")
+    p.add_argument("--timeout", type=float, default=INGEST_TIMEOUT,
+                   help=f"seconds to follow the job (default {INGEST_TIMEOUT})")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("worker", help="run an ingest worker")
@@ -289,15 +313,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host")
     p.add_argument("--port", type=int)
     p.set_defaults(func=cmd_serve)
-
-    def retrieval_flags(p):
-        p.add_argument("--mode", choices=["bm25", "dense", "hybrid", "baseline"],
-                       help="baseline: plain BM25 over whole page text, for comparison")
-        p.add_argument("--fusion", choices=["rrf", "minmax", "merge"],
-                       help="merge: MC-indexing view merging (top 2/3 of each list, de-duplicated by section)")
-        p.add_argument("--views", help="dense views, comma separated: context,summary,keywords")
-        p.add_argument("--group", choices=["page", "none"])
-        p.add_argument("--no-history", action="store_true", help="ignore earlier turns of a conversation")
 
     p = sub.add_parser("search", help="search like the API does")
     p.add_argument("query")

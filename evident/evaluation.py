@@ -7,9 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from opensearchpy.exceptions import OpenSearchException
+
 from search.searcher import SearchRequest, Searcher, Turn
 
 BREAKDOWNS = ("answer_source", "lang", "complexity", "turn")
+HISTORY_RESULTS = 3  # results of a turn a follow-up sees, as the search page keeps them (api/static/index.html)
+ERROR_CHARS = 300  # enough to name the cause of a failed search, not its whole server trace
 
 
 @dataclass
@@ -59,6 +63,7 @@ class Outcome:
     rank: int | None
     urls: list[str] = field(default_factory=list)
     leaked: bool = False  # a restricted gold page was shown to someone outside its group
+    error: str = ""  # the search failed: counted as a miss, named in the report, and the run goes on
 
 
 def load_questions(path: str | Path) -> list[dict]:
@@ -84,23 +89,34 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
         conv = q.get("conv_id", q.get("id", ""))
         turns = history[conv] if field_name == "question" else []
         groups = [q["restricted_to"]] if q.get("restricted_to") else []
-        response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns), **overrides))
+        try:
+            response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns),
+                                                     **overrides))
+            leaked = bool(groups) and leaks(searcher, SearchRequest(query=text, k=k, history=list(turns),
+                                                                    **overrides), q.get("gold_urls", []))
+        except OpenSearchException as exc:
+            outcomes.append(Outcome(q, None, error=f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]))
+            history[conv].append(Turn(text, []))
+            continue
+        finally:
+            if progress:
+                progress(n)
         urls = [h.url for h in response.hits]
-        leaked = False
-        if groups:  # ask again as an outsider: the restricted page must not appear at all
-            outsider = searcher.search(SearchRequest(query=text, k=k, history=list(turns), **overrides))
-            leaked = first_gold_rank([h.url for h in outsider.hits], q.get("gold_urls", [])) is not None
         outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked))
-        history[conv].append(Turn(text, [{"url": h.url, "title": h.title} for h in response.hits[:3]]))
-        if progress:
-            progress(n)
+        history[conv].append(Turn(text, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
+
+
+def leaks(searcher: Searcher, as_outsider: SearchRequest, gold: list[str]) -> bool:
+    """Ask again as an outsider: a restricted gold page must not appear at all."""
+    return first_gold_rank([h.url for h in searcher.search(as_outsider).hits], gold) is not None
 
 
 def report(outcomes: list[Outcome]) -> dict:
     result = figures([o.rank for o in outcomes]).as_dict()
     restricted = [o for o in outcomes if o.question.get("restricted_to")]
     result["restricted"] = {"n": len(restricted), "leaks": sum(o.leaked for o in restricted)}
+    result["failed"] = [{"id": o.question.get("id", ""), "error": o.error} for o in outcomes if o.error]
     for name in BREAKDOWNS:
         groups: dict[str, list[int | None]] = defaultdict(list)
         for o in outcomes:
@@ -114,6 +130,7 @@ def format_table(result: dict) -> str:
     restricted = result.get("restricted", {})
     lines = [f"restricted questions: {restricted.get('n', 0)}, restricted page shown to an outsider: "
              f"{restricted.get('leaks', 0)}",
+             *(f"search failed (counted as a miss): {f['id']}: {f['error']}" for f in result.get("failed", [])),
              f"{'':24} {'n':>4} {'P@1':>6} {'hit@5':>6} {'MRR':>6}",
              f"{'overall':24} {result['n']:>4} {result['p_at_1']:>6.3f} {result['hit_at_5']:>6.3f} "
              f"{result['mrr']:>6.3f}"]

@@ -8,27 +8,20 @@ from __future__ import annotations
 
 from ingest import evidence as kinds
 from ingest.blocks import Block, ParsedDocument
-from ingest.chunking import chunk_text
+from ingest.chunking import chunk_text, clip_words, word_count
 from ingest.config import IngestConfig
-from text.dates import date_tokens
 from ingest.evidence import Document, Evidence, evidence_id
-from text.language import Lemmatizer, detect_language
 from ingest.views import KeywordStats, keywords, summarize
+from text.dates import date_tokens
+from text.detect import detect_language
+from text.lemmas import Lemmatizer
 
 # Kinds that are a reader's neighbours; table rows, whole-page and term evidence borrow theirs.
 _FLOW_KINDS = {kinds.PASSAGE, kinds.LIST, kinds.TABLE, kinds.CODE, kinds.PANEL}
-NEIGHBOUR_WORDS = 40
-
-
-def _words(text: str) -> int:
-    return len(text.split())
-
-
-def _clip(text: str, limit: int, from_end: bool = False) -> str:
-    words = text.split()
-    if len(words) <= limit:
-        return text
-    return "… " + " ".join(words[-limit:]) if from_end else " ".join(words[:limit]) + " …"
+NEIGHBOUR_WORDS = 40  # words of each neighbour in the context: enough to place the text, not to drown it
+_DETECT_BLOCKS = 200  # a document's language is told from its first blocks ...
+_DETECT_CHARS = 20000  # ... and their first characters: plenty of words, little time
+_SUMMARY_MIN_WORDS = 40  # a shorter text is its own summary
 
 
 def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: str, next_text: str,
@@ -49,15 +42,15 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
         lines.append(" > ".join(path))
     lines.append(text)
     if prev_text:
-        lines.append("Before: " + _clip(prev_text, NEIGHBOUR_WORDS, from_end=True))
+        lines.append("Before: " + clip_words(prev_text, NEIGHBOUR_WORDS, from_end=True))
     if next_text:
-        lines.append("After: " + _clip(next_text, NEIGHBOUR_WORDS))
+        lines.append("After: " + clip_words(next_text, NEIGHBOUR_WORDS))
     return "\n".join(lines)
 
 
 def _split_long(block: Block, config: IngestConfig, lang: str) -> list[Block]:
     """Blocks longer than the embedder can read are cut with the sentence-aware chunker, inside the block."""
-    if block.kind in (kinds.TABLE_ROW, kinds.TERM, kinds.PDF_PAGE) or _words(block.text) <= config.chunk_max_words:
+    if block.kind in (kinds.TABLE_ROW, kinds.TERM, kinds.PDF_PAGE) or word_count(block.text) <= config.chunk_max_words:
         return [block]
     pieces = chunk_text(block.text, lang, config.chunk_max_words, config.chunk_min_words,
                         config.chunk_overlap_words)
@@ -79,26 +72,9 @@ def _sections(blocks: list[Block]) -> list[tuple[tuple[str, ...], list[int]]]:
     return sections
 
 
-def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lemmatizer,
-                   stats: KeywordStats | None = None) -> list[Evidence]:
-    doc = parsed.document
-    if not doc.lang:
-        doc.lang = detect_language(" ".join(b.text for b in parsed.blocks[:200])[:20000])
-    lang = doc.lang
-    blocks = [piece for block in parsed.blocks
-              if config.table_rows or block.kind != kinds.TABLE_ROW
-              for piece in _split_long(block, config, lang)]
-
-    section_of: dict[int, str] = {}
-    section_blocks: list[tuple[str, list[int]]] = []
-    for n, (path, members) in enumerate(_sections(blocks)):
-        sid = f"{doc.doc_id}#s{n}"
-        section_blocks.append((sid, members))
-        for i in members:
-            section_of[i] = sid
-
-    # Neighbours in reading order over the flow kinds; a row sees its table's neighbours.
-    flow = [i for i, b in enumerate(blocks) if b.kind in _FLOW_KINDS]
+def _neighbours(blocks: list[Block], flow: list[int]) -> tuple[dict[int, str], dict[int, str]]:
+    """The texts before and after each block in reading order over the flow kinds (the positions in
+    ``flow``); a table row sees its table's neighbours."""
     prev_of: dict[int, str] = {}
     next_of: dict[int, str] = {}
     for pos, i in enumerate(flow):
@@ -110,6 +86,23 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             last_table = i
         elif b.kind == kinds.TABLE_ROW and last_table is not None:
             prev_of[i], next_of[i] = prev_of.get(last_table, ""), next_of.get(last_table, "")
+    return prev_of, next_of
+
+
+def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lemmatizer,
+                   stats: KeywordStats | None = None) -> list[Evidence]:
+    doc = parsed.document
+    if not doc.lang:
+        doc.lang = detect_language(" ".join(b.text for b in parsed.blocks[:_DETECT_BLOCKS])[:_DETECT_CHARS])
+    lang = doc.lang
+    blocks = [piece for block in parsed.blocks
+              if config.table_rows or block.kind != kinds.TABLE_ROW
+              for piece in _split_long(block, config, lang)]
+
+    section_blocks = [(f"{doc.doc_id}#s{n}", members) for n, (_, members) in enumerate(_sections(blocks))]
+    section_of = {i: sid for sid, members in section_blocks for i in members}
+    flow = [i for i, b in enumerate(blocks) if b.kind in _FLOW_KINDS]
+    prev_of, next_of = _neighbours(blocks, flow)
 
     out: list[Evidence] = []
     ordinal: dict[tuple[str, int], int] = {}
@@ -142,7 +135,7 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             continue
         first = parts[0]
         text = "\n".join(b.text for b in parts)
-        pieces = [text] if _words(text) <= config.chunk_max_words else chunk_text(
+        pieces = [text] if word_count(text) <= config.chunk_max_words else chunk_text(
             text, lang, config.chunk_max_words, config.chunk_min_words, config.chunk_overlap_words)
         before = prev_of.get(members[0], "")
         after = next_of.get(members[-1], "")
@@ -169,6 +162,6 @@ def _add_views(items: list[Evidence], lemmatizer: Lemmatizer, stats: KeywordStat
         item.keywords = keywords(item.text, lemmas, doc.lang, stats=stats, top=config.keyword_count,
                                  lemmatizer=lemmatizer)
         if item.kind in (kinds.SECTION, kinds.PASSAGE, kinds.PDF_PAGE, kinds.PANEL, kinds.LIST) \
-                and _words(item.text) > 40:
+                and word_count(item.text) > _SUMMARY_MIN_WORDS:
             item.summary = summarize(item.text, doc.lang, title=" ".join([doc.title, *item.heading_path]),
                                      max_sentences=config.summary_sentences)

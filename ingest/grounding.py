@@ -13,49 +13,32 @@ Where the page defines the term ("Definition 1.2 (Fact).", "A fact is ...",
 the seed. Entries whose file, page or term cannot be found are reported, not
 dropped silently.
 
-Index sources: a PDF page holding a Term/File/Page table without ruling lines
-(columns from the header words' positions), CSV text, or table rows (for
-example a wiki glossary table) with Term/File/Page headers.
+The index itself is read by ``ingest.index_records``.
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ingest import evidence as kinds
 from ingest.blocks import Block, ParsedDocument
-from ingest.chunking import split_sentences
+from ingest.index_records import IndexRecord
+from text.sentences import split_sentences
+from text.stopwords import stopwords
 
-__all__ = [
-    "IndexRecord", "Anchor", "parse_index_records", "records_from_pdf", "records_from_csv", "records_from_rows",
-    "page_texts", "anchor_terms", "lexical_similarity", "link_anchors", "term_blocks", "ground",
-]
+__all__ = ["Anchor", "page_texts", "anchor_terms", "lexical_similarity", "link_anchors", "term_blocks", "ground"]
 
 Similarity = Callable[[str, list[str]], list[float]]
+_LONG_ANCHOR_WORDS = 60  # an anchor this long already takes one following sentence, not two
+_PROBE_CHARS = 80  # the start of an anchor's sentence that finds the block holding it
 
-_TERM_NAMES = {"term", "terms", "begriff", "begriffe", "stichwort", "schlagwort", "término", "termino", "términos",
-               "concept", "concepto", "entry", "keyword", "name"}
-_FILE_NAMES = {"file", "files", "document", "doc", "source", "part", "datei", "dokument", "quelle", "archivo",
-               "documento", "fichero", "fuente"}
-_PAGE_NAMES = {"page", "pages", "p", "pp", "pg", "seite", "seiten", "s", "página", "pagina", "páginas", "paginas",
-               "pág", "pag"}
-_FILE_TOKEN = re.compile(r"^\S+\.(?:pdf|docx?|odt|html?|txt|md|rtf|pptx?|xlsx?)$", re.IGNORECASE)
 _DEFINING_VERBS = ("is", "are", "means", "denotes", "refers", "ist", "sind", "bezeichnet", "bedeutet", "es", "son",
                    "significa", "designa")
-
-
-@dataclass(frozen=True)
-class IndexRecord:
-    term: str
-    file: str
-    page: int  # 1-based page within the file
-    index_source: str = ""  # where the entry came from (the index file's name, a wiki page id)
 
 
 @dataclass
@@ -78,177 +61,6 @@ class Anchor:
     @property
     def page(self) -> int:
         return self.record.page
-
-
-# --------------------------------------------------------------------------- index parsing
-
-def _column_role(text: str) -> str:
-    key = re.sub(r"[^\w]", "", text.strip().lower())
-    if key in _TERM_NAMES:
-        return "term"
-    if key in _FILE_NAMES:
-        return "file"
-    if key in _PAGE_NAMES:
-        return "page"
-    return ""
-
-
-def _pages(value: str) -> list[int]:
-    """'2' -> [2]; '2, 5' -> [2, 5]; '4–6' -> [4] (the page where the entry starts); 'p. 3' -> [3]."""
-    out: list[int] = []
-    for part in re.split(r"[,;/]", value):
-        m = re.search(r"\d+", part)
-        if m and int(m.group()) > 0 and int(m.group()) not in out:
-            out.append(int(m.group()))
-    return out
-
-
-def _record(term: str, file: str, page: str, source: str) -> list[IndexRecord]:
-    term = re.sub(r"\s+", " ", term).strip(" \t.,;:")
-    file = file.strip()
-    if not term or not file:
-        return []
-    return [IndexRecord(term, file, p, source) for p in _pages(page)]
-
-
-def records_from_rows(rows: Sequence, index_source: str = "") -> list[IndexRecord]:
-    """Records from table rows: lists of cell texts with a header row, or dicts keyed by the header names."""
-    rows = list(rows)
-    if not rows:
-        return []
-    if isinstance(rows[0], Mapping):
-        header = list(rows[0].keys())
-        body = [[str(r.get(h, "") or "") for h in header] for r in rows]
-    else:
-        header = [str(c or "") for c in rows[0]]
-        body = [[str(c or "") for c in r] for r in rows[1:]]
-    roles = {_column_role(h): i for i, h in reversed(list(enumerate(header))) if _column_role(h)}
-    if not {"term", "file", "page"} <= roles.keys():
-        if isinstance(rows[0], Mapping) or len(header) < 3:
-            return []
-        roles = {"term": 0, "file": 1, "page": 2}  # no header: the columns in the usual order
-        body = [header] + body
-    out: list[IndexRecord] = []
-    for row in body:
-        cell = lambda role: row[roles[role]] if roles[role] < len(row) else ""  # noqa: E731
-        out.extend(_record(cell("term"), cell("file"), cell("page"), index_source))
-    return out
-
-
-def records_from_csv(text: str, index_source: str = "") -> list[IndexRecord]:
-    """Records from CSV (comma, semicolon or tab separated) with term, file and page columns."""
-    text = text.lstrip("\ufeff")
-    sample = text[:4096]
-    try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t")
-    except csv.Error:
-        dialect = csv.excel
-    rows = [r for r in csv.reader(io.StringIO(text), dialect) if any(c.strip() for c in r)]
-    return records_from_rows(rows, index_source)
-
-
-def records_from_pdf(data: bytes, index_source: str = "") -> list[IndexRecord]:
-    """Records from a PDF whose pages hold a borderless Term/File/Page table.
-
-    Words (``page.get_text("words")``) are grouped into visual rows; the header
-    row's words give the columns' left edges and every word below falls into
-    the column whose edge lies left of it. A page without a header row uses the
-    previous page's columns; a document without any uses the row's shape
-    (words, a file name, page numbers). A term wrapped onto a second line joins
-    the entry above it.
-    """
-    import pymupdf  # imported here: the other index sources do not need it
-
-    out: list[IndexRecord] = []
-    columns: list[tuple[float, str]] | None = None
-    with pymupdf.open(stream=data, filetype="pdf") as doc:
-        for page in doc:
-            rows = _visual_rows(page.get_text("words"))
-            header_at = None
-            for i, row in enumerate(rows):
-                roles = [(w[0], _column_role(w[4])) for w in row]
-                found = [r for _, r in roles if r]
-                # a header row is (almost) nothing but column names; prose that mentions them is not
-                if {"term", "file", "page"} <= set(found) and len(found) * 2 >= len(row) and len(row) <= 8:
-                    columns = sorted((x, r) for x, r in roles if r)
-                    header_at = i
-                    break
-            body = rows[header_at + 1:] if header_at is not None else rows
-            entry_start: int | None = None  # where the records of the entry above begin in ``out``
-            last_y = 0.0
-            for row in body:
-                cells = _split_row(row, columns) if columns else _shape_row(row)
-                if cells is None:
-                    entry_start = None
-                    continue
-                term, file, pages = cells
-                y, height = row[0][1], row[0][3] - row[0][1]
-                if term and not file and not pages:
-                    if entry_start is not None and y - last_y < 2.5 * height:
-                        # a wrapped term: continue the entry above
-                        out[entry_start:] = [IndexRecord(f"{r.term} {term}", r.file, r.page, r.index_source)
-                                             for r in out[entry_start:]]
-                        last_y = y
-                    continue
-                records = _record(term, file, pages, index_source)
-                if records:
-                    entry_start, last_y = len(out), y
-                    out.extend(records)
-                else:
-                    entry_start = None
-    return out
-
-
-def _visual_rows(words: list) -> list[list]:
-    rows: list[list] = []
-    for w in sorted(words, key=lambda w: ((w[1] + w[3]) / 2, w[0])):
-        cy, h = (w[1] + w[3]) / 2, w[3] - w[1]
-        if rows:
-            ref = rows[-1][0]
-            if abs((ref[1] + ref[3]) / 2 - cy) <= 0.5 * max(h, ref[3] - ref[1]):
-                rows[-1].append(w)
-                continue
-        rows.append([w])
-    return [sorted(r, key=lambda w: w[0]) for r in rows]
-
-
-def _split_row(row: list, columns: list[tuple[float, str]]) -> tuple[str, str, str] | None:
-    cells: dict[str, list[str]] = {"term": [], "file": [], "page": []}
-    for w in row:
-        role = columns[0][1]
-        for x, r in columns:
-            if w[0] >= x - 3:
-                role = r
-        cells[role].append(w[4])
-    term, file, page = (" ".join(cells[k]) for k in ("term", "file", "page"))
-    if file and not _pages(page):
-        return None  # not an entry (a caption, a footer that falls into the columns)
-    if not file and page and not term:
-        return None  # a page number alone
-    return term, file, page
-
-
-def _shape_row(row: list) -> tuple[str, str, str] | None:
-    texts = [w[4] for w in row]
-    at = next((i for i, t in enumerate(texts) if _FILE_TOKEN.match(t)), None)
-    if at is None or at == 0:
-        return None
-    pages = " ".join(texts[at + 1:])
-    if not _pages(pages):
-        return None
-    return " ".join(texts[:at]), texts[at], pages
-
-
-def parse_index_records(source: bytes | str | Sequence, index_source: str = "") -> list[IndexRecord]:
-    """Index records from PDF bytes, CSV text (str or bytes) or table rows (header row first, or dicts)."""
-    if isinstance(source, (bytes, bytearray)):
-        data = bytes(source)
-        if data.lstrip()[:5] == b"%PDF-":
-            return records_from_pdf(data, index_source)
-        return records_from_csv(data.decode("utf-8", "replace"), index_source)
-    if isinstance(source, str):
-        return records_from_csv(source, index_source)
-    return records_from_rows(source, index_source)
 
 
 # --------------------------------------------------------------------------- anchors
@@ -315,19 +127,7 @@ def anchor_terms(records: Sequence[IndexRecord], pages_text: Mapping[tuple[str, 
     return anchors, problems
 
 
-def _dehyphenate(text: str) -> str:
-    """Join words broken at a line end ("en-\ntry" -> "entry") unless the text writes them with a hyphen."""
-    hyphenated = {w.lower() for w in re.findall(r"[^\W\d_]+-[^\W\d_]+", text)}
-
-    def join(m: re.Match) -> str:
-        left, right = m.group(1), m.group(2)
-        return f"{left}-{right}" if f"{left}-{right}".lower() in hyphenated else left + right
-
-    return re.sub(r"([^\W\d_]+)[-\u00ad][ \t]*\n[ \t]*([^\W\d_A-ZÄÖÜ][^\W\d_]*)", join, text)
-
-
 def _anchor(record: IndexRecord, text: str, lang: str, max_following: int) -> Anchor | None:
-    text = _dehyphenate(text)
     paragraphs = [split_sentences(p, lang) for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
     for inflected in (False, True):
         pattern = _term_pattern(record.term, inflected)
@@ -352,7 +152,7 @@ def _anchor(record: IndexRecord, text: str, lang: str, max_following: int) -> An
         sentences = paragraphs[pi]
         taken = [sentences[si]]
         for nxt in sentences[si + 1:si + 1 + max_following]:
-            if len(taken) > 1 and len(" ".join(taken).split()) >= 60:
+            if len(taken) > 1 and len(" ".join(taken).split()) >= _LONG_ANCHOR_WORDS:
                 break  # one following sentence is enough when the anchor is long already
             taken.append(nxt)
         return Anchor(record, " ".join(taken), sentences[si], definition=chosen is not None)
@@ -377,13 +177,17 @@ def page_texts(parsed: ParsedDocument, file: str | None = None) -> dict[tuple[st
 # --------------------------------------------------------------------------- linking
 
 _TOKEN = re.compile(r"[^\W_]{2,}")
-_STOP = frozenset("the a an of and or to in on for is are be by as at it its that this with from was were not "
-                  "der die das und oder ein eine ist sind zu im in den dem des mit von el la los las y o de del en "
-                  "un una es son que por con para".split())
+_SIMILARITY_LANGUAGES = ("en", "de", "es")  # an anchor and its chunks may be written in any of these
+
+
+@lru_cache(maxsize=1)
+def _similarity_stopwords() -> frozenset[str]:
+    return frozenset().union(*map(stopwords, _SIMILARITY_LANGUAGES))
 
 
 def _tokens(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOP]
+    stop = _similarity_stopwords()
+    return [t for t in _TOKEN.findall(text.lower()) if t not in stop]
 
 
 def lexical_similarity(query: str, texts: list[str]) -> list[float]:
@@ -494,7 +298,7 @@ def ground(records: Sequence[IndexRecord], documents: Mapping[str, ParsedDocumen
 
 def _heading_path_of(parsed: ParsedDocument, anchor: Anchor) -> list[str]:
     """The heading path of the block on the anchor's page that holds the anchor's sentence."""
-    probe = re.sub(r"\s+", " ", anchor.sentence).strip()[:80]
+    probe = re.sub(r"\s+", " ", anchor.sentence).strip()[:_PROBE_CHARS]
     for block in parsed.blocks:
         if block.page == anchor.page and block.kind in _CHUNK_KINDS and probe in re.sub(r"\s+", " ", block.text):
             return list(block.heading_path)

@@ -21,7 +21,7 @@ from html.entities import html5
 
 from ingest import evidence as kinds
 from ingest.blocks import Block
-from ingest.tables import Cell, _column_names, _header_row_count, expand_spans, verbalize
+from ingest.tables import Cell, column_names, expand_spans, header_row_count, table_blocks
 
 NAMESPACES = {
     "ac": "http://atlassian.com/content",
@@ -140,12 +140,15 @@ def first_child(el, tag: str):
     return None
 
 
+_MAX_SPAN = 1000  # a larger rowspan or colspan is a typo that would blow up the cell grid
+
+
 def _span(value: str) -> int:
     try:
         n = int(str(value).strip() or 1)
     except ValueError:
         return 1
-    return min(max(n, 1), 1000)
+    return min(max(n, 1), _MAX_SPAN)
 
 
 def markdown_table(rows: list[list[Cell]]) -> str:
@@ -153,9 +156,9 @@ def markdown_table(rows: list[list[Cell]]) -> str:
     matrix = expand_spans(rows)
     if not matrix or not matrix[0]:
         return ""
-    header_rows = _header_row_count(matrix)
+    header_rows = header_row_count(matrix)
     if header_rows:
-        head, body = _column_names(matrix, header_rows), matrix[header_rows:]
+        head, body = column_names(matrix, header_rows), matrix[header_rows:]
     else:
         head, body = [c.text if c else "" for c in matrix[0]], matrix[1:]
 
@@ -441,15 +444,11 @@ class Walker:
             self.paragraph(self.inline_content(caption))
             self.flush()
         rows = self.table_rows(el)
-        text, row_texts = verbalize(rows, self.table_no + 1)
-        if not text.strip():
-            return
-        self.table_no += 1
-        n = self.table_no
-        self.emit(kinds.TABLE, text, {"table_no": n, "rows": len(row_texts), "markdown": markdown_table(rows)})
-        for i, row_text in enumerate(row_texts, start=1):
-            match = re.match(r"Row (\d+) in Table", row_text)
-            self.emit(kinds.TABLE_ROW, row_text, {"table_no": n, "row_no": int(match.group(1)) if match else i})
+        blocks = table_blocks(rows, self.table_no + 1, self.heading_path)
+        if blocks:
+            self.table_no += 1
+            blocks[0].meta["markdown"] = markdown_table(rows)
+            self.blocks.extend(blocks)
 
     # -- inline level
     def inline(self, el) -> str:

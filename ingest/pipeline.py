@@ -5,12 +5,12 @@ from ingest.assemble import build_evidence
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.config import IngestConfig
 from ingest.evidence import Evidence
-from text.language import Lemmatizer
 from ingest.sources import Source, SourceFile
 from ingest.sources.confluence import ConfluenceSource
 from ingest.sources.html import HtmlSource
 from ingest.sources.pdf import PdfSource
 from ingest.views import KeywordStats
+from text.lemmas import Lemmatizer
 
 SOURCES: tuple[Source, ...] = (ConfluenceSource(), PdfSource(), HtmlSource())
 

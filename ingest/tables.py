@@ -2,11 +2,15 @@
 
 Row verbalization follows RAGONITE: ``Row 2 in Table 1: Machine is X, and BIOS is Y``.
 Header rows (several, with colspan/rowspan) name the columns; a header column
-names the row.
+names the row. ``table_blocks`` gives the ``table`` block and its ``table_row`` blocks that every
+source emits for a table.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from ingest import evidence as kinds
+from ingest.blocks import Block
 
 
 @dataclass
@@ -47,7 +51,7 @@ def expand_spans(rows: list[list[Cell]]) -> list[list[Cell | None]]:
     return [row + [None] * (width - len(row)) for row in matrix]
 
 
-def _header_row_count(matrix: list[list[Cell | None]]) -> int:
+def header_row_count(matrix: list[list[Cell | None]]) -> int:
     """Leading rows made of header cells; a blank non-header corner cell (first column) is allowed."""
     count = 0
     for row in matrix:
@@ -67,7 +71,7 @@ def _has_header_column(matrix: list[list[Cell | None]], header_rows: int) -> boo
     return bool(body) and all(row and row[0] is not None and row[0].header for row in body)
 
 
-def _column_names(matrix: list[list[Cell | None]], header_rows: int) -> list[str]:
+def column_names(matrix: list[list[Cell | None]], header_rows: int) -> list[str]:
     names = []
     for col in range(len(matrix[0]) if matrix else 0):
         parts: list[str] = []
@@ -80,15 +84,16 @@ def _column_names(matrix: list[list[Cell | None]], header_rows: int) -> list[str
     return names
 
 
-def verbalize(rows: list[list[Cell]], table_no: int) -> tuple[str, list[str]]:
-    """Return the whole table verbalized and the list of verbalized body rows."""
+def verbalize(rows: list[list[Cell]], table_no: int) -> tuple[str, list[tuple[int, str]]]:
+    """The whole table verbalized, and its verbalized body rows with their numbers (an empty row has
+    a number but no text)."""
     matrix = expand_spans(rows)
     if not matrix:
         return "", []
-    header_rows = _header_row_count(matrix)
-    names = _column_names(matrix, header_rows)
+    header_rows = header_row_count(matrix)
+    names = column_names(matrix, header_rows)
     header_col = _has_header_column(matrix, header_rows)
-    row_texts: list[str] = []
+    row_texts: list[tuple[int, str]] = []
     for i, row in enumerate(matrix[header_rows:], start=1):
         pairs: list[str] = []
         label = ""  # a header column's value when its column has no name
@@ -117,12 +122,28 @@ def verbalize(rows: list[list[Cell]], table_no: int) -> tuple[str, list[str]]:
         elif label:  # blank corner cell: "Main phone: Karlsruhe is X, and Dresden is Y"
             pairs = [f"{label}: " + ", and ".join(pairs)]
         if pairs:
-            row_texts.append(f"Row {i} in Table {table_no}: " + ", and ".join(pairs))
+            row_texts.append((i, f"Row {i} in Table {table_no}: " + ", and ".join(pairs)))
     header_line = ""
     if header_rows:
         header_line = f"Table {table_no} columns: " + ", ".join(n for n in names if n) + ". "
-    return (header_line + " ".join(_sentence(t) for t in row_texts)).strip(), row_texts
+    return (header_line + " ".join(_sentence(t) for _, t in row_texts)).strip(), row_texts
 
 
 def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def table_blocks(rows: list[list[Cell]], table_no: int, heading_path: list[str], page: int | None = None,
+                 meta: dict | None = None) -> list[Block]:
+    """The ``table`` block and one ``table_row`` block per verbalized body row; none for an empty
+    table. ``meta`` is added to every block's own (table and row numbers)."""
+    text, numbered = verbalize(rows, table_no)
+    if not text.strip():
+        return []
+    extra = dict(meta or {})
+    blocks = [Block(kinds.TABLE, text, list(heading_path), page, {"table_no": table_no, "rows": len(numbered),
+                                                                  **extra})]
+    for row_no, row_text in numbered:
+        blocks.append(Block(kinds.TABLE_ROW, row_text, list(heading_path), page,
+                            {"table_no": table_no, "row_no": row_no, **extra}))
+    return blocks

@@ -1,9 +1,12 @@
 """Search: a question in, ranked pages out; the one path both the API and ``evident eval`` call.
 
-Lives here: ``searcher`` (``Searcher``: the request as a short list of named stages), query
-understanding (language, lemmas, translation readings through ``lexicon``), the conversation
-(follow-up handling, ``rewrite`` by an LLM), the retrievers (BM25 and k-NN query bodies), fusion
-(min-max and RRF joiners), grouping by page, ``rerank`` (optional cross-encoder), snippets and facets.
+Lives here, by role: ``searcher`` (``Searcher``: the request as a short list of named stages) and ``schema``
+(request, turn, hit, response); understanding: ``query`` (language, lemmas, content terms, named codes,
+translation readings through ``lexicon``) and ``conversation`` (follow-up resolution, ``rewrite`` by an
+LLM); ``retrievers`` (BM25, k-NN and baseline query bodies, the ACL and request filters, running them);
+``fusion`` (min-max, RRF and view-merging joiners); ``priors`` (follow-up page, template twins, index-term
+anchors); ``rerank`` (optional cross-encoder); ``grouping`` (by page); ``present`` (snippets, hits, facets,
+paging).
 May import: ``core``, ``text``, ``ingest.evidence`` (evidence kinds); never ``workers``, ``api`` or
 ``evident``.
 """

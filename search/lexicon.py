@@ -22,12 +22,16 @@ _WORD = re.compile(r"^\w[\w'-]*$")
 _SPACE = re.compile(r"\s+")
 _MAX_WORDS = 3  # longer dictionary phrases are examples, not translations
 _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildung|s|budget, Lern|en|tag
+_KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones are rare senses
+_MIN_PART = 3  # letters of each part of a split compound at least ("Lern|tag"); shorter parts are affixes
+_COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
+TRANSLATIONS_PER_TERM = 2  # translations of a query word searched: the common senses, not every reading
 
 
 def _clean(phrase: str) -> str:
     """A synonym without its grammar notes; empty when what is left is not plain words."""
     phrase = _SPACE.sub(" ", _PLACEHOLDER.sub(" ", phrase)).strip(" .,:!?-").lower()
-    phrase = phrase[3:] if phrase.startswith("to ") else phrase
+    phrase = phrase[len("to "):] if phrase.startswith("to ") else phrase
     words = phrase.split()
     return phrase if 0 < len(words) <= _MAX_WORDS and all(_WORD.match(w) for w in words) else ""
 
@@ -73,7 +77,7 @@ class Lexicon:
                                 forward[a][b] += weight / (1 + i + j)
                             if " " not in b:
                                 backward[b][a] += weight / (1 + i + j)
-        table = {pair: {word: [t for t, _ in sorted(options.items(), key=lambda kv: -kv[1])[:4]]
+        table = {pair: {word: [t for t, _ in sorted(options.items(), key=lambda kv: -kv[1])[:_KEPT_TRANSLATIONS]]
                         for word, options in words.items()}
                  for pair, words in scores.items()}
         return cls(table)
@@ -86,18 +90,20 @@ class Lexicon:
             return words[word]
         if source != "de":
             return []
-        for cut in range(3, len(word) - 2):  # longest tail first: Weiterbildungs|budget before Weiter|...
+        # Longest tail first: Weiterbildungs|budget before Weiter|...
+        for cut in range(_MIN_PART, len(word) - _MIN_PART + 1):
             head, tail = word[:cut], word[cut:]
             if tail not in words:
                 continue
             for link in _LINKS:
                 stem = head[: len(head) - len(link)] if link and head.endswith(link) else head
                 for candidate in (stem + "en", stem, stem + "e"):  # Lern|tag: lernen before the prefix Lern-
-                    if candidate in words and len(candidate) > 2:
-                        return [f"{a} {b}" for a, b in zip(words[candidate][:2], words[tail][:2])]
+                    if candidate in words and len(candidate) >= _MIN_PART:
+                        return [f"{a} {b}" for a, b in
+                                zip(words[candidate][:_COMPOUND_SENSES], words[tail][:_COMPOUND_SENSES])]
         return []
 
-    def translate(self, terms: list[str], source: str, target: str, per_term: int = 2) -> list[str]:
+    def translate(self, terms: list[str], source: str, target: str, per_term: int = TRANSLATIONS_PER_TERM) -> list[str]:
         """The words of the best ``per_term`` translations of each term, each word once."""
         out: list[str] = []
         for term in terms:

@@ -1,7 +1,7 @@
 """An optional reranking stage: a cross-encoder scores (question, text) pairs; off unless configured.
 
 No cross-encoder ships with the project, so ``load_reranker`` gives None by default and search keeps its
-fused order.
+fused order. ``rerank`` joins the cross-encoder's ranking of the best fused candidates with the fusion.
 """
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from pathlib import Path
 from typing import Protocol
 
 from core.settings import RerankConfig
+from search.fusion import rank_shares
+
+MAX_LENGTH = 256  # tokens of a (question, text) pair the cross-encoder reads: a question and a passage
+BATCH_SIZE = 16  # pairs scored at once: ``top_n`` (20) candidates in two batches on a CPU
 
 
 class Reranker(Protocol):
@@ -24,7 +28,8 @@ class CrossEncoderReranker:
     Configuration-only init; the model is loaded on first ``run`` (or by ``warm_up``, to fail early).
     """
 
-    def __init__(self, model: str, device: str = "cpu", max_length: int = 256, batch_size: int = 16):
+    def __init__(self, model: str, device: str = "cpu", max_length: int = MAX_LENGTH,
+                 batch_size: int = BATCH_SIZE):
         self.model = model
         self.device = device
         self.max_length = max_length
@@ -64,3 +69,21 @@ def load_reranker(config: RerankConfig) -> Reranker | None:
     if not config.model:
         return None
     return CrossEncoderReranker(config.model, device=config.device)
+
+
+def _passage(src: dict) -> str:
+    """What the cross-encoder reads of an evidence: its title, heading path and text."""
+    heading = " > ".join(src.get("heading_path", []))
+    return " — ".join(filter(None, [src.get("title", ""), heading, src.get("text", "")]))
+
+
+def rerank_candidates(reranker: Reranker, query: str, fused: list[dict], fusion: str, cfg: RerankConfig,
+                      rrf_k: int) -> list[dict]:
+    """The cross-encoder rescores the best ``top_n`` candidates; its ranking joins the fusion with
+    ``weight`` (as one more ranked list for RRF, as a min-max normalized score otherwise). Best first."""
+    top = fused[:cfg.top_n]
+    scores = reranker.run(query, [_passage(it["_source"]) for it in top])
+    order = sorted(range(len(top)), key=lambda i: -scores[i])
+    for i, share in zip(order, rank_shares([scores[i] for i in order], fusion, cfg.weight, rrf_k)):
+        top[i]["_score_fused"] += share
+    return sorted(fused, key=lambda h: -h["_score_fused"])

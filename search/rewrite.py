@@ -1,13 +1,16 @@
 """An optional query rewriter: an LLM turns a follow-up question into one that stands on its own.
 
 It uses the chat endpoint configured for the summaries (``[llm]``), so it is off where none is; the
-rule-based follow-up handling in ``search.searcher`` does not need it.
+rule-based follow-up handling in ``search.conversation`` does not need it.
 """
 from __future__ import annotations
 
 from core.llm import LLMError, chat_completion, chat_endpoint
 from core.settings import Settings
 
+TIMEOUT = 10  # seconds; a rewrite holds up a search, so it gets less than a summary at ingest
+MAX_TOKENS = 128  # a rewritten question is one line
+TEMPERATURE = 0.0  # the same conversation gets the same rewrite
 _QUOTES = "\"'`“”„‟«»‹›‘’‚"
 
 _SYSTEM = (
@@ -23,7 +26,7 @@ _SYSTEM = (
 class QueryRewriter:
     """Configuration-only init; ``run`` sends one chat completion when there is history."""
 
-    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 10):
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = TIMEOUT):
         self.base_url = base_url
         self.model = model
         self.api_key = api_key
@@ -38,7 +41,7 @@ class QueryRewriter:
         if not history:
             return query
         answer = chat_completion(self.base_url, self.model, self.api_key, self.messages(query, history),
-                                 self.timeout, temperature=0.0, max_tokens=128)
+                                 self.timeout, temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
         rewritten = _first_line(answer)
         if not rewritten:
             raise LLMError(f"chat completion at {chat_endpoint(self.base_url)} gave no question")

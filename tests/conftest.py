@@ -2,6 +2,7 @@
 a real Celery worker in a thread, and the sample corpus ingested through it once."""
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import os
@@ -16,6 +17,15 @@ SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"  # the evaluation corpus
 # Parallel test runs on one machine each take their own alias and Redis database.
 TEST_ALIAS = os.environ.get("EVIDENT_TEST_ALIAS", "evident-test")
 TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1"))
+# The fixtures that start or need the real OpenSearch, Redis or Celery worker. A test that uses one, itself
+# or through another fixture, is marked ``services``: ``pytest -m "not services"`` runs the rest without them.
+SERVICE_FIXTURES = {"stores", "celery_app", "worker", "jobs", "ingest", "sample_corpus", "searcher"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)
 
 
 @pytest.fixture(scope="session")
@@ -33,25 +43,18 @@ def stores(settings):
     Services this session started are stopped at its end (EVIDENT_TEST_KEEP_SERVICES=1 keeps them).
     """
     from evident.stack import launcher
-    from evident.stack import opensearch as services
     from core.index import connect, init_index
     from core.jobs import JobStore
 
-    port = settings.services
-    was_running = (services.opensearch_status(port=port.opensearch_port).running,
-                   services.redis_status(port=port.redis_port).running)
-    launcher.up_stores(settings)
+    started = launcher.up_stores(settings)  # what already answers on its port is reused, not started
     client = connect(settings)
     for index in client.indices.get(index=f"{TEST_ALIAS}-*", ignore_unavailable=True) or {}:
         client.indices.delete(index=index)
     init_index(client, settings)
-    JobStore.from_url(settings.redis.url).redis.flushdb()
+    JobStore.from_url(settings.redis.url).clear_database()
     yield client
     if os.environ.get("EVIDENT_TEST_KEEP_SERVICES") != "1":
-        if not was_running[0]:
-            services.stop_opensearch(port=port.opensearch_port)
-        if not was_running[1]:
-            services.stop_redis(port=port.redis_port)
+        launcher.stop(settings, started)
 
 
 @pytest.fixture(scope="session")
@@ -67,9 +70,10 @@ def worker(celery_app):
     from celery.contrib.testing.worker import start_worker
 
     import workers.tasks  # noqa: F401 - registers the tasks with the app
+    from core.jobs import INGEST_QUEUE
 
     with start_worker(celery_app, pool="solo", concurrency=1, perform_ping_check=False, loglevel="WARNING",
-                      queues=["ingest"], shutdown_timeout=60):
+                      queues=[INGEST_QUEUE], shutdown_timeout=60):
         yield celery_app
 
 
@@ -112,28 +116,43 @@ def searcher(settings, stores):
     return Searcher.from_settings(settings, stores)
 
 
+class StandIn(http.server.BaseHTTPRequestHandler):
+    """A loopback stand-in for a service that cannot run here (an LLM endpoint, an SSO provider)."""
+
+    def answer(self, status: int, data: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serving(handler: type[StandIn]):
+    """Serve ``handler`` on a free loopback port for the block; yields its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture
 def endpoint():
     """A stand-in chat endpoint: answers with ``answer["content"]`` and records the requests it got."""
     requests: list[dict] = []
     answer = {"content": ""}
 
-    class Handler(http.server.BaseHTTPRequestHandler):
+    class Handler(StandIn):
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
-            data = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                        "content": answer["content"]}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.answer(200, json.dumps({"choices": [{"message": {"role": "assistant",
+                                                                  "content": answer["content"]}}]}).encode())
 
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}", requests, answer
-    server.shutdown()
+    with serving(Handler) as url:
+        yield url, requests, answer

@@ -1,5 +1,10 @@
-"""Text analysis shared by ingest and search: language detection, stop words, lookup lemmas, dates.
+"""Text analysis shared by ingest and search; pure functions over strings.
 
-Pure functions over strings, no I/O beyond reading the installed spaCy lookup tables.
+``langcode`` (language codes), ``lookups`` (the one reader of spacy-lookups-data: lemma tables, word
+frequencies, part-of-speech lists), ``stopwords`` (stop words and the content-word rule), ``detect``
+(language detection), ``lemmas`` (the lookup ``Lemmatizer``), ``sentences`` (sentence splitting),
+``hyphenation`` (lines joined where a word was broken), ``dates`` (dates as ISO tokens).
+
+No I/O beyond reading the installed spaCy and spacy-lookups-data files.
 May import: nothing of this project.
 """

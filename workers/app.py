@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from celery import Celery
 
+from core.jobs import INGEST_QUEUE
 from core.settings import Settings, load_settings
 
-INGEST_QUEUE = "ingest"
+# Longer than the slowest file takes (a large scanned PDF through OCR), so Redis does not hand a task that
+# is still running to a second worker.
+VISIBILITY_TIMEOUT = 6 * 3600
+RESULT_EXPIRES = 24 * 3600  # task results are only looked at while a job is followed; a day is plenty
 
 
 def create_app(settings: Settings | None = None) -> Celery:
@@ -18,10 +22,10 @@ def create_app(settings: Settings | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": 6 * 3600},
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
         broker_connection_retry_on_startup=True,
         task_track_started=True,
-        result_expires=24 * 3600,
+        result_expires=RESULT_EXPIRES,
         worker_hijack_root_logger=False,
         worker_send_task_events=True,
         task_send_sent_event=True,

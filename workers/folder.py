@@ -17,6 +17,7 @@ from ingest.sources import SourceFile
 
 SIDE_FILES = {"users.json", "manifest.json"}
 SUFFIXES = {".json", ".html", ".htm", ".pdf", ".csv"}  # a CSV is read as a back-of-book index
+FOLDERS_CACHED = 256  # folders whose users.json and manifest.json stay parsed: more than a corpus has
 
 
 @dataclass
@@ -32,7 +33,7 @@ def _load_json(path: Path) -> dict:
         raise ValueError(f"{path}: cannot read ({exc})") from exc
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=FOLDERS_CACHED)
 def _users_near(folder: Path) -> dict[str, str]:
     for candidate in (folder / "users.json", folder.parent / "users.json"):
         if candidate.is_file():
@@ -41,7 +42,7 @@ def _users_near(folder: Path) -> dict[str, str]:
     return {}
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=FOLDERS_CACHED)
 def _manifest_near(folder: Path) -> dict[str, dict]:
     path = folder / "manifest.json"
     if not path.is_file():

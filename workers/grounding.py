@@ -17,8 +17,9 @@ from ingest.assemble import build_evidence
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.config import IngestConfig
 from ingest.evidence import TERM, Evidence
-from ingest.grounding import ground, parse_index_records
-from text.language import Lemmatizer
+from ingest.grounding import ground
+from ingest.index_records import parse_index_records
+from text.lemmas import Lemmatizer
 from ingest.pipeline import parse_file
 from ingest.sources import SourceFile
 

@@ -12,6 +12,8 @@ from core.index import delete_documents
 from core.settings import Settings
 from core.jobs import JobStatus, JobStore
 
+POLL_SECONDS = 0.5  # how often a followed job is read: a progress bar that moves, little load on Redis
+
 
 def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: bool = False) -> str:
     """One job, one task per file; returns the job id."""
@@ -37,7 +39,7 @@ def prune(jobs: JobStore, client: OpenSearch, settings: Settings, paths: list[st
 
 
 def wait_for_job(jobs: JobStore, job_id: str, timeout: float,
-                 on_progress: Callable[[JobStatus], None] | None = None, interval: float = 0.5) -> JobStatus:
+                 on_progress: Callable[[JobStatus], None] | None = None) -> JobStatus:
     deadline = time.monotonic() + timeout
     while True:
         status = jobs.status(job_id)
@@ -47,4 +49,4 @@ def wait_for_job(jobs: JobStore, job_id: str, timeout: float,
             on_progress(status)
         if status.finished or time.monotonic() > deadline:
             return status
-        time.sleep(interval)
+        time.sleep(POLL_SECONDS)

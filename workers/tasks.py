@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -19,22 +18,18 @@ from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from workers.folder import CorpusFile, load
 from core.embedding import Embedder
 from core.index import VECTOR_FIELDS, connect, replace_document, to_source
+from core.jobs import JobStore
 from core.llm import LLMError, chat_completion
 from core.settings import Settings
 from ingest.blocks import ParseError
 from ingest.evidence import Evidence
-from text.language import Lemmatizer
 from ingest.pipeline import evidence_for
-from ingest.views import KeywordStats, LLMSummarizer
+from ingest.views import LLMSummarizer
+from text.lemmas import Lemmatizer
+from workers.folder import CorpusFile, load
 from workers.grounding import term_evidence
-from core.jobs import PREFIX, JobStore
-
-log = logging.getLogger(__name__)
-KEYWORD_STATS_KEY = f"{PREFIX}:keyword-stats"
-
 
 class PipelineContext:
     """What a worker process loads once: clients, the embedder, the lemmatizer."""
@@ -46,18 +41,13 @@ class PipelineContext:
         self.embedder = Embedder(settings.embedding)
         self.lemmatizer = Lemmatizer()
 
-    def keyword_stats(self) -> KeywordStats:
-        raw = self.jobs.redis.get(KEYWORD_STATS_KEY)
-        return KeywordStats.from_json(raw) if raw else KeywordStats()
-
-    def save_keyword_stats(self, stats: KeywordStats) -> None:
-        self.jobs.redis.set(KEYWORD_STATS_KEY, stats.to_json())
-
 
 class EvidentTask(Task):
     """Base task: metrics per task name and retries with backoff when a service is down."""
 
     autoretry_for = (OpenSearchConnectionError, ConnectionTimeout, RedisConnectionError)
+    # Waits of up to 2, 4, 8, 16, 32, 64 s (jitter takes a random share, capped at 120): six retries ride out
+    # a restart of OpenSearch or Redis, then the task fails and is recorded instead of waiting forever.
     retry_backoff = 2
     retry_backoff_max = 120
     retry_jitter = True
@@ -164,9 +154,8 @@ def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> d
     result = {"file": item.name, "outcome": "done", "evidence": 0, "removed": 0, "warnings": []}
     doc_ids: list[str] = []
     if item.path.suffix.lower() != ".csv":
-        stats = ctx.keyword_stats()
-        parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
-        ctx.save_keyword_stats(stats)
+        with ctx.jobs.keyword_stats() as stats:
+            parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         written = write_evidence(ctx, parsed.document.doc_id, evidence)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],

@@ -1,35 +1,52 @@
-"""``evident services up|down|status``: OpenSearch and Redis (evident.stack.opensearch), plus the worker and the API.
+"""``evident services up|down|status``: which parts to start, in which order, and how they are.
 
-The worker and the API run as background processes of this checkout's Python,
-with pid files and logs under the state dir, so ``down`` stops exactly them.
+supervisord keeps the processes (``supervisor.py``); this module decides. ``up`` looks at each
+part's port first: an OpenSearch, Redis or Evident API already answering there is reused and simply
+not started by us; a port held by something else is an error, raised before anything is fetched or
+started. The rest is prepared (fetched, verified, configured), handed to supervisord, and started
+one after the other, each once the one before answers; a process that dies on the way up is
+stopped and reported with the tail of its log. ``down`` stops the supervisord of the state dir and
+with it exactly what we started. Nothing here tracks pids: supervisord knows its processes.
 """
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
+import json
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
+import xmlrpc.client
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
-from evident.stack import opensearch as services
 from core.settings import Settings
+from evident.stack import HOST, ServiceError, locked, port_open, say, tail
+from evident.stack import opensearch, redis
+from evident.stack.supervisor import DOWN_STATES, Program, Supervisor
 
-PROCESSES = {
-    "worker": ["worker"],
-    "api": ["serve"],
+PARTS = ("opensearch", "redis", "worker", "api")  # also the start order: stores before their users
+STORES = ("opensearch", "redis")
+LABELS = {"opensearch": "OpenSearch", "redis": "Redis", "worker": "the worker", "api": "the API"}
+# How long each part may take to answer after supervisord started it:
+READY_TIMEOUT = {
+    "opensearch": 300.0,  # a first start on 2 busy cores: JVM, modules and plugins take 40-120 s
+    "redis": 30.0,  # redis-server answers within a second unless it loads a large dump
+    "worker": 60.0,  # up once supervisord sees it alive past its startsecs
+    "api": 300.0,  # `serve` loads and warms up the embedding model before it binds its port
 }
+POLL_INTERVAL = 1.0  # how often we look again while a part comes up
+HTTP_TIMEOUT = 5.0  # one request to a local HTTP service that may still be starting
+WORKER_START_SECS = 10  # a worker alive 10 s is past its imports (Celery, torch) and broker connection
+API_START_SECS = 5  # the API counts as up once it answers on its port; this only rules out instant exits
+WORKER_STOP_WAIT_SECS = 60  # Celery's warm shutdown lets the file in hand finish
+API_STOP_WAIT_SECS = 10  # the Flask server stops at once
+LOG_TAIL_LINES = 40  # what a crash report shows of each log
 
 
 def state_dir(settings: Settings) -> Path:
-    return Path(settings.services.state_dir or services.default_state_dir())
-
-
-def _run_dir(settings: Settings) -> Path:
-    path = state_dir(settings) / "run"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return Path(settings.services.state_dir or opensearch.default_state_dir()).expanduser().resolve()
 
 
 def log_dir(settings: Settings) -> Path:
@@ -38,84 +55,279 @@ def log_dir(settings: Settings) -> Path:
     return path
 
 
-def _pid(settings: Settings, name: str) -> int | None:
-    pid_file = _run_dir(settings) / f"{name}.pid"
+def _port(settings: Settings, name: str) -> int | None:
+    s = settings.services
+    return {"opensearch": s.opensearch_port, "redis": s.redis_port, "api": s.api_port}.get(name)
+
+
+def _url(settings: Settings, name: str) -> str:
+    port = _port(settings, name)
+    return {"opensearch": f"http://{HOST}:{port}", "redis": f"redis://{HOST}:{port}",
+            "api": f"http://{settings.services.api_host}:{port}"}.get(name, "")
+
+
+def _probe_api(port: int) -> str:
+    """"api" when an Evident API answers /api/health there, else "other" or "free"."""
     try:
-        pid = int(pid_file.read_text().strip())
-        os.kill(pid, 0)
-        return pid
-    except (OSError, ValueError):
-        return None
+        with urllib.request.urlopen(f"http://{HOST}:{port}/api/health", timeout=HTTP_TIMEOUT) as response:
+            body = response.read()
+    except urllib.error.HTTPError as exc:  # 503: an Evident API that finds a part down
+        body = exc.read()
+    except (urllib.error.URLError, OSError, ValueError):
+        return "other" if port_open(port) else "free"
+    try:
+        return "api" if isinstance(json.loads(body), dict) else "other"
+    except ValueError:
+        return "other"
 
 
-def start_process(settings: Settings, name: str) -> int:
-    """Start ``evident <command>`` in the background unless it already runs; returns its pid."""
-    pid = _pid(settings, name)
-    if pid:
-        return pid
-    log = (log_dir(settings) / f"{name}.log").open("ab")
-    argv = [sys.executable, "-m", "evident.cli", *PROCESSES[name]]
-    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                            start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    (_run_dir(settings) / f"{name}.pid").write_text(str(proc.pid))
-    return proc.pid
+def _probe(settings: Settings, name: str) -> tuple[str, dict]:
+    """(what answers on the part's port: its name, "other", "auth" or "free"; facts about it)."""
+    port = _port(settings, name)
+    if name == "opensearch":
+        kind, info = opensearch.probe(port)
+        if kind == "opensearch":
+            return kind, {"version": info["version"].get("number"), "health": opensearch.health(port)}
+        return kind, {}
+    if name == "redis":
+        kind, version = redis.probe(port)
+        return kind, ({"version": version} if version else {})
+    if name == "api":
+        return _probe_api(port), {}
+    return "free", {}  # the worker has no port
 
 
-def stop_process(settings: Settings, name: str, timeout: float = 30.0) -> None:
-    pid = _pid(settings, name)
-    if not pid:
-        return
-    os.killpg(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _pid(settings, name):
-        time.sleep(0.3)
-    if _pid(settings, name):
-        os.killpg(pid, signal.SIGKILL)
-    (_run_dir(settings) / f"{name}.pid").unlink(missing_ok=True)
+def _ready(settings: Settings, name: str, info: dict) -> bool:
+    if name == "opensearch":
+        return opensearch.ready(settings.services.opensearch_port)
+    if name == "redis":
+        return redis.ready(settings.services.redis_port)
+    if name == "api":
+        return port_open(settings.services.api_port, settings.services.api_host)
+    return info["statename"] == "RUNNING"
+
+
+def _plan(settings: Settings, running: dict[str, dict], parts) -> tuple[list[str], list[str]]:
+    """(parts to start, parts already running under our supervisord); raises for a busy port."""
+    to_start, ours = [], []
+    for name in parts:
+        if name in running and running[name]["statename"] not in DOWN_STATES:
+            ours.append(name)
+            continue
+        kind, facts = _probe(settings, name)
+        port, label = _port(settings, name), LABELS[name]
+        if kind == "free":
+            to_start.append(name)
+        elif kind == name:
+            version = f" {facts['version']}" if facts.get("version") else ""
+            say(f"reusing {label}{version} already answering on port {port} (not started by evident)")
+        elif kind == "auth":
+            raise ServiceError(f"a Redis that requires a password already listens on port {port}; "
+                               "stop it or choose another port (EVIDENT_SERVICES_REDIS_PORT)")
+        else:
+            raise ServiceError(f"port {port} on {HOST} is in use by something that is not {label}; "
+                               f"stop it or choose another port (EVIDENT_SERVICES_{name.upper()}_PORT)")
+    return to_start, ours
+
+
+def _check_urls(settings: Settings) -> None:
+    """The worker and the API must talk to this stack's OpenSearch and Redis, not to another one's."""
+    for name, url in (("opensearch", settings.opensearch.url), ("redis", settings.redis.url)):
+        parsed = urllib.parse.urlsplit(url)
+        if parsed.hostname in (HOST, "localhost") and parsed.port != _port(settings, name):
+            raise ServiceError(
+                f"{name}.url is {url}, but the stack's {LABELS[name]} is on port {_port(settings, name)}: "
+                f"the worker and the API would use another {LABELS[name]}; set EVIDENT_{name.upper()}_URL "
+                f"to match (e.g. {_url(settings, name)}{'/0' if name == 'redis' else ''})")
+
+
+def _child_environment(settings: Settings) -> dict[str, str]:
+    """What the worker and the API must share with the settings ``up`` was given."""
+    return {"PYTHONUNBUFFERED": "1",
+            "EVIDENT_OPENSEARCH_URL": settings.opensearch.url,
+            "EVIDENT_OPENSEARCH_INDEX_ALIAS": settings.opensearch.index_alias,
+            "EVIDENT_REDIS_URL": settings.redis.url,
+            "EVIDENT_SERVICES_API_HOST": settings.services.api_host,
+            "EVIDENT_SERVICES_API_PORT": str(settings.services.api_port)}
+
+
+def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
+    s = settings.services
+    if name == "opensearch":
+        program = opensearch.prepare(sdir, s.cache_dir or None, port=s.opensearch_port, heap=s.opensearch_heap)
+        if opensearch.probe(s.opensearch_port)[0] != "free":
+            raise ServiceError(f"port {s.opensearch_port} on {HOST} was taken while OpenSearch was being "
+                               "installed; run `evident services up` again")
+        return program
+    if name == "redis":
+        return redis.prepare(sdir, port=s.redis_port)
+    command = {"worker": "worker", "api": "serve"}[name]
+    return Program(name, [sys.executable, "-m", "evident.cli", command], directory=Path.cwd(),
+                   environment=_child_environment(settings),
+                   start_secs=WORKER_START_SECS if name == "worker" else API_START_SECS,
+                   stop_wait_secs=WORKER_STOP_WAIT_SECS if name == "worker" else API_STOP_WAIT_SECS)
+
+
+def _crash_report(sv: Supervisor, name: str, why: str) -> ServiceError:
+    """``why`` and the end of the program's output; OpenSearch's own log when it printed nothing."""
+    log, output = sv.log_dir / f"{name}.log", sv.log_tail(name, LOG_TAIL_LINES)
+    if not output.strip() and name == "opensearch":
+        log = opensearch.node_paths(sv.state_dir)["log"]
+        output = tail(log, LOG_TAIL_LINES)
+    return ServiceError(f"{why}\n--- last lines of {log} ---\n{output}")
+
+
+def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> None:
+    """Until the part answers; a process that exits or is restarted on the way is a crash."""
+    label, deadline = LABELS[name], time.monotonic() + READY_TIMEOUT[name]
+    while True:
+        info = sv.info(name) or {"statename": "UNKNOWN", "start": None, "exitstatus": None}
+        if info["statename"] in DOWN_STATES or info["start"] != first["start"]:
+            sv.kill_program(name)
+            raise _crash_report(sv, name, f"{label} exited during start-up (supervisord: {info['statename']}, "
+                                          f"exit status {info['exitstatus']}); it was stopped")
+        if _ready(settings, name, info):
+            return
+        if time.monotonic() > deadline:
+            raise _crash_report(sv, name, f"{label} did not answer within {READY_TIMEOUT[name]:.0f}s; it is "
+                                          "left running under supervisord (stop it with `evident services down`)")
+        time.sleep(POLL_INTERVAL)
+
+
+def _start(sv: Supervisor, settings: Settings, name: str) -> None:
+    say(f"starting {LABELS[name]}" + (f" on port {_port(settings, name)}" if _port(settings, name) else ""))
+    try:
+        first = sv.start_program(name)
+    except xmlrpc.client.Fault as fault:  # SPAWN_ERROR: the command could not even be run
+        raise _crash_report(sv, name, f"supervisord could not start {LABELS[name]}: {fault.faultString}") from None
+    _wait_ready(sv, settings, name, first)
+    info = sv.info(name)
+    say(f"{LABELS[name]} is up (pid {info['pid']}, log {sv.log_dir / (name + '.log')})")
+
+
+def _shutdown_if_idle(sv: Supervisor) -> None:
+    if sv.running() and all(info["statename"] in DOWN_STATES for info in sv.all_info().values()):
+        sv.shutdown()
+
+
+def up(settings: Settings, parts: tuple[str, ...] = PARTS) -> list[str]:
+    """Start what is missing of ``parts`` under supervisord; idempotent. Returns what this call started."""
+    sdir = state_dir(settings)
+    sdir.mkdir(parents=True, exist_ok=True)
+    sv = Supervisor(sdir)
+    with locked(sdir / "run" / "launcher.lock"):
+        to_start, ours = _plan(settings, sv.all_info(), parts)
+        if {"worker", "api"} & set(to_start):
+            _check_urls(settings)
+        programs = [_prepare(settings, sdir, name) for name in to_start]
+        if programs and sv.running():
+            sv.add(programs)
+        elif programs:
+            sv.start(programs)
+        started: list[str] = []
+        try:
+            for name in parts:
+                if name in to_start:
+                    _start(sv, settings, name)
+                    started.append(name)
+                elif name in ours:
+                    _wait_ready(sv, settings, name, sv.info(name))
+        except ServiceError:
+            _shutdown_if_idle(sv)
+            raise
+    return started
+
+
+def up_stores(settings: Settings) -> list[str]:
+    """OpenSearch and Redis only (what the tests and ``evident init`` need); returns what it started."""
+    return up(settings, STORES)
+
+
+def _stop_in_order(sv: Supervisor, parts) -> None:
+    """Users before the stores they use (the worker finishes its file while Redis is still there)."""
+    programs = sv.all_info()
+    for name in reversed(PARTS):
+        if name in parts and name in programs and programs[name]["statename"] not in DOWN_STATES:
+            say(f"stopping {LABELS[name]}")
+            sv.stop_program(name)
+
+
+def stop(settings: Settings, parts) -> None:
+    """Stop ``parts`` under our supervisord (e.g. what :func:`up` returned); supervisord goes when idle."""
+    sv = Supervisor(state_dir(settings))
+    with locked(state_dir(settings) / "run" / "launcher.lock"):
+        _stop_in_order(sv, parts)
+        _shutdown_if_idle(sv)
+
+
+def down(settings: Settings) -> None:
+    """Stop everything the state dir's supervisord runs, then supervisord; others' services stay."""
+    sdir = state_dir(settings)
+    sv = Supervisor(sdir)
+    with locked(sdir / "run" / "launcher.lock"):
+        if sv.running():
+            _stop_in_order(sv, PARTS)
+            sv.shutdown()
+        else:
+            say(f"no supervisord runs for {sdir}: nothing started by evident to stop")
+
+
+@dataclass
+class PartStatus:
+    name: str
+    running: bool  # answering (OpenSearch, Redis, API) or alive (worker)
+    url: str = ""
+    program: dict | None = None  # supervisord's process info, when it has this part
+    facts: dict | None = None  # version, health
+    detail: str = ""
+
+    def __str__(self) -> str:
+        parts = [f"{self.name}: {'running' if self.running else 'stopped'}" + (f" on {self.url}" if self.url else "")]
+        parts += [f"{key} {value}" for key, value in (self.facts or {}).items() if value]
+        program = self.program
+        if program and program["statename"] not in ("STOPPED", "EXITED"):
+            uptime = timedelta(seconds=max(0, program["now"] - program["start"]))
+            pid = f" pid {program['pid']}, up {uptime}" if program["pid"] else ""
+            parts.append(f"supervisord: {program['statename']}{pid}")
+        elif self.running:
+            parts.append("not started by evident")
+        return ", ".join(parts + ([self.detail] if self.detail else []))
+
+
+def part_status(settings: Settings, name: str, program: dict | None = None) -> PartStatus:
+    if name == "worker":
+        alive = bool(program) and program["statename"] in ("RUNNING", "STARTING")
+        return PartStatus(name, alive, program=program)
+    kind, facts = _probe(settings, name)
+    detail = f"port {_port(settings, name)} is used by something that is not {LABELS[name]}" \
+        if kind in ("other", "auth") else ""
+    return PartStatus(name, kind == name, _url(settings, name), program, facts, detail)
+
+
+def status(settings: Settings) -> dict[str, tuple[bool, str]]:
+    """Each part: whether it runs, and a line that says where and how."""
+    programs = Supervisor(state_dir(settings)).all_info()
+    report = {name: part_status(settings, name, programs.get(name)) for name in PARTS}
+    return {name: (st.running, str(st)) for name, st in report.items()}
+
+
+def supervisor_line(settings: Settings) -> str:
+    sv = Supervisor(state_dir(settings))
+    if not sv.running():
+        return f"supervisord: not running (state dir {sv.state_dir})"
+    return (f"supervisord: running, pid {sv.pid()}; logs in {sv.log_dir}; "
+            f"by hand: {Path(sys.executable).parent / 'supervisorctl'} -c {sv.conf} status")
 
 
 def wait_http(url: str, timeout: float) -> None:
+    """Until ``url`` answers with success, or :class:`ServiceError` after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(url, timeout=5):
+            with urllib.request.urlopen(url, timeout=HTTP_TIMEOUT):
                 return
-        except Exception as exc:  # noqa: BLE001 - any failure means: not up yet
+        except (urllib.error.URLError, OSError) as exc:  # an HTTP error status too: not ready yet
             last = exc
-            time.sleep(1)
-    raise services.ServiceError(f"{url} did not answer within {timeout:.0f}s ({last})")
-
-
-def up_stores(settings: Settings) -> None:
-    """OpenSearch and Redis only: what the tests and ``evident init`` need."""
-    s = settings.services
-    services.start_redis(s.state_dir or None, port=s.redis_port)
-    services.start_opensearch(cache_dir=s.cache_dir or None, state_dir=s.state_dir or None,
-                              port=s.opensearch_port, heap=s.opensearch_heap)
-
-
-def up(settings: Settings, processes: tuple[str, ...] = ("worker", "api")) -> None:
-    up_stores(settings)
-    for name in processes:
-        start_process(settings, name)
-
-
-def down(settings: Settings) -> None:
-    s = settings.services
-    for name in PROCESSES:
-        stop_process(settings, name)
-    services.stop_opensearch(s.state_dir or None, port=s.opensearch_port)
-    services.stop_redis(s.state_dir or None, port=s.redis_port)
-
-
-def status(settings: Settings) -> dict[str, tuple[bool, str]]:
-    """Each service: whether it runs, and a line that says where and how."""
-    s = settings.services
-    stores = [services.opensearch_status(s.state_dir or None, port=s.opensearch_port),
-              services.redis_status(s.state_dir or None, port=s.redis_port)]
-    report = {st.service: (st.running, str(st)) for st in stores}
-    for name in PROCESSES:
-        pid = _pid(settings, name)
-        report[name] = (bool(pid), f"{name}: running, pid {pid}" if pid else f"{name}: stopped")
-    return report
+            time.sleep(POLL_INTERVAL)
+    raise ServiceError(f"{url} did not answer within {timeout:.0f}s ({last})")

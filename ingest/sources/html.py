@@ -13,6 +13,10 @@ Metadata:
     ``<meta name="author">``;
   * url: ``SourceFile.url``, else ``IngestConfig.files_base_url`` + name, else ``file:<name>``.
 
+Bytes: decoded by their byte-order mark, else the charset the page declares (``<meta charset>``,
+``http-equiv``, an XML declaration), else the encoding that fits them best (UTF-8 first), with bs4's
+``UnicodeDammit``; lxml then parses the text.
+
 Content: the first of ``<main>``, ``[role=main]``, a single ``<article>``, ``#content``/``.content``,
 else ``<body>``. Site chrome is dropped wherever it is: ``nav``, ``header`` (kept inside the chosen
 main content), ``footer``, ``aside`` (unless it is a note), ``script``/``style``/``noscript``, forms and
@@ -26,6 +30,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 import lxml.html
+from bs4 import UnicodeDammit
 from lxml import etree
 
 from ingest.blocks import ParsedDocument, ParseError
@@ -33,6 +38,7 @@ from ingest.config import IngestConfig
 from ingest.evidence import Document
 from ingest.markup import Walker, classes, clean, one_line, tag_of
 from ingest.sources import SourceFile
+from text.langcode import normalize_lang
 
 CHROME_TAGS = {"nav", "footer", "form", "button", "select", "input", "textarea", "iframe", "svg", "canvas",
                "object", "embed", "dialog", "menu"}
@@ -47,6 +53,7 @@ PANEL_KINDS = ("note", "info", "tip", "warning", "caution", "danger", "important
 PANEL_MARKERS = {"admonition", "alert", "callout", "note", "warning", "tip", "info", "caution", "danger",
                  "important", "hint", "notice"}
 TITLE_CLASSES = {"admonition-title", "alert-heading", "callout-title", "alert-title", "note-title"}
+_SNIFF_BYTES = 4096  # a NUL byte this early (and no UTF-16 byte-order mark) is a binary file, not HTML
 SEPARATORS = {"/", ">", "»", "›", "|", "→", "\\", "·", "-", "–", "—", ">>"}
 
 
@@ -122,6 +129,11 @@ class HtmlWalker(Walker):
 
     def is_block(self, el, tag: str) -> bool:
         return bool(panel_kind(el)) or super().is_block(el, tag)
+
+
+def _decode(data: bytes) -> str:
+    """A page's text, by its byte-order mark, its declared charset or the encoding that fits its bytes."""
+    return UnicodeDammit(data, is_html=True).unicode_markup or data.decode("utf-8", "replace")
 
 
 def _drop_keep_tail(el) -> None:
@@ -213,10 +225,11 @@ class HtmlSource:
     def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
         if not file.data.strip():
             raise ParseError(file.name, "empty file")
-        if b"\x00" in file.data[:4096] and not file.data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        if b"\x00" in file.data[:_SNIFF_BYTES] and not file.data.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise ParseError(file.name, "binary data, not HTML")
         try:
-            tree = lxml.html.document_fromstring(file.data)
+            tree = lxml.html.document_fromstring(_decode(file.data).encode("utf-8"),
+                                                 parser=lxml.html.HTMLParser(encoding="utf-8"))
         except (etree.ParserError, ValueError) as exc:
             raise ParseError(file.name, f"not parseable as HTML: {exc}") from exc
         if tree is None:
@@ -230,8 +243,7 @@ class HtmlSource:
             or (one_line(h1.text_content()) if h1 is not None else "") or PurePosixPath(file.name).stem
         breadcrumb = breadcrumb_of(tree, title) or list(PurePosixPath(file.name).parent.parts)
         breadcrumb = [b for b in breadcrumb if b not in (".", "/")]
-        lang = (tree.get("lang") or tree.get("xml:lang") or "").strip().split("-")[0].split("_")[0].lower() \
-            or file.lang
+        lang = normalize_lang(tree.get("lang") or tree.get("xml:lang")) or file.lang
         acl = list(dict.fromkeys([*_split(_meta(tree, "acl")), *file.acl]))
         if file.url:
             url = file.url

@@ -1,10 +1,13 @@
-"""The command line as users and scripts call it: exit codes, --help, parse without services."""
+"""The command line as users and scripts call it: exit codes, --help, parse without services; ingest,
+search and reindex against the real services."""
 from __future__ import annotations
 
 import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import SAMPLES
 
@@ -16,10 +19,26 @@ def evident(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
                           env={**os.environ, **(env or {})}, timeout=600)
 
 
-def test_parse_prints_evidence_without_any_service():
+@pytest.fixture
+def evident_here(capsys, monkeypatch):
+    """``evident`` run inside the test process, so the language models stay loaded from test to test."""
+    from evident.cli import main
+
+    def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+        for name, value in (env or {}).items():
+            monkeypatch.setenv(name, value)
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, captured.out, captured.err)
+
+    return run
+
+
+def test_parse_prints_evidence_without_any_service(evident_here):
     # Point every service at a closed port: parse must not need them.
-    result = evident("parse", str(SAMPLES), "--json",
-                     env={"EVIDENT_OPENSEARCH_URL": "http://127.0.0.1:9", "EVIDENT_REDIS_URL": "redis://127.0.0.1:9/0"})
+    result = evident_here("parse", str(SAMPLES), "--json",
+                          env={"EVIDENT_OPENSEARCH_URL": "http://127.0.0.1:9",
+                               "EVIDENT_REDIS_URL": "redis://127.0.0.1:9/0"})
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert rows and all(REQUIRED <= set(r) for r in rows)
@@ -29,12 +48,12 @@ def test_parse_prints_evidence_without_any_service():
     assert len({r["id"] for r in rows}) == len(rows)
 
 
-def test_parse_reports_a_bad_file_and_goes_on(tmp_path):
+def test_parse_reports_a_bad_file_and_goes_on(evident_here, tmp_path):
     (tmp_path / "bad.json").write_text("{", encoding="utf-8")
     (tmp_path / "good.html").write_text("<html><body><main><h1>Hi</h1><p>Hello there.</p></main></body></html>",
                                         encoding="utf-8")
     (tmp_path / "notes.docx").write_bytes(b"PK")
-    result = evident("parse", str(tmp_path), "--json")
+    result = evident_here("parse", str(tmp_path), "--json")
     assert result.returncode == 1
     assert "bad.json" in result.stderr
     assert "1 files are not JSON, HTML, PDF or CSV and were left out (notes.docx)" in result.stderr
@@ -52,12 +71,12 @@ def test_every_command_has_help():
         assert result.returncode == 0 and "usage: evident" in result.stdout, command
 
 
-def _test_index_env(settings) -> dict:
+def index_env(settings) -> dict:
     return {"EVIDENT_OPENSEARCH_INDEX_ALIAS": settings.opensearch.index_alias, "EVIDENT_REDIS_URL": settings.redis.url}
 
 
 def test_search_prints_json_hits(sample_corpus, settings):
-    result = evident("search", "TS-E4471", "--json", "-k", "3", env=_test_index_env(settings))
+    result = evident("search", "TS-E4471", "--json", "-k", "3", env=index_env(settings))
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["hits"][0]["url"].endswith("Runbook%3A+Telemetry+Gateway+Alarms") and len(data["hits"]) <= 3
@@ -70,53 +89,18 @@ def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, se
     folder.mkdir()
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "a.pdf")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "b.pdf")
-    first = evident("ingest", str(folder), env=_test_index_env(settings))
+    first = evident("ingest", str(folder), env=index_env(settings))
     assert first.returncode == 0, first.stderr
     assert "2 indexed, 0 unchanged, 0 failed" in first.stderr
     (folder / "b.pdf").unlink()
-    second = evident("ingest", "--prune", str(folder), env=_test_index_env(settings))
+    second = evident("ingest", "--prune", str(folder), env=index_env(settings))
     assert second.returncode == 0, second.stderr
     assert "removed manuals/b.pdf: gone from its folder" in second.stderr
     assert "0 indexed, 1 unchanged, 0 failed" in second.stderr
     (folder / "a.pdf").unlink()
-    emptied = evident("ingest", "--prune", str(folder), env=_test_index_env(settings))
+    emptied = evident("ingest", "--prune", str(folder), env=index_env(settings))
     assert emptied.returncode == 0, emptied.stderr
     assert "removed manuals/a.pdf" in emptied.stderr and "pruned 1 files" in emptied.stderr
-
-
-def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
-    from tests.evident.test_retrieval import FACTS
-
-    lines = []
-    for n, fact in enumerate(FACTS):
-        question = {"id": f"s{n}", "conv_id": f"c{n}", "turn": 1, "question": fact["Query"],
-                    "completed_question": fact["Query"], "lang": "de" if fact["Kind"] == "German page" else "en",
-                    "gold_urls": [fact["Expected URL"]], "answer_source": fact["Kind"], "complexity": "simple"}
-        if fact["Visible to"] != "everyone":
-            question["restricted_to"] = fact["Visible to"]
-        lines.append(json.dumps(question))
-    lines.append(json.dumps({"id": "miss", "conv_id": "cx", "turn": 1, "question": "TS-E4471",
-                             "completed_question": "TS-E4471", "lang": "en", "answer_source": "passage",
-                             "gold_urls": ["https://nowhere.example.org/page"], "complexity": "simple"}))
-    path = tmp_path / "questions.jsonl"
-    path.write_text("\n".join(lines), encoding="utf-8")
-    result = evident("eval", str(path), "--json", env=_test_index_env(settings))
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
-    n = len(FACTS) + 1
-    assert report["n"] == n
-    assert report["p_at_1"] == round(len(FACTS) / n, 4) and report["hit_at_5"] == round(len(FACTS) / n, 4)
-    assert report["by_lang"]["de"] == {"n": 1, "p_at_1": 1.0, "hit_at_5": 1.0, "mrr": 1.0}
-    assert report["by_answer_source"]["passage"]["p_at_1"] == 0.0
-    restricted = sum(f["Visible to"] != "everyone" for f in FACTS)
-    assert report["restricted"] == {"n": restricted, "leaks": 0}
-
-
-def test_eval_names_a_broken_questions_file(tmp_path):
-    path = tmp_path / "q.jsonl"
-    path.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
-    result = evident("eval", str(path))
-    assert result.returncode == 1 and "q.jsonl:2" in result.stderr
 
 
 def test_readme_documents_every_command():
@@ -135,7 +119,7 @@ def test_reindex_swaps_the_alias_and_keeps_every_evidence(sample_corpus, stores,
     alias = settings.opensearch.index_alias
     before_index = sorted(stores.indices.get_alias(name=alias))
     before_count = stores.count(index=alias)["count"]
-    result = evident("reindex", env=_test_index_env(settings))
+    result = evident("reindex", env=index_env(settings))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     after_index = sorted(stores.indices.get_alias(name=alias))

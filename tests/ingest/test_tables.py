@@ -1,5 +1,12 @@
-"""Table verbalization (RAGONITE style): exact strings for the table shapes of the bench."""
-from ingest.tables import Cell, expand_spans, verbalize
+"""Table verbalization (RAGONITE style): exact strings for the table shapes of the bench, and the blocks."""
+from ingest.tables import Cell, expand_spans, table_blocks
+from ingest.tables import verbalize as numbered_verbalize
+
+
+def verbalize(rows, table_no):
+    """The table's text and its row texts (without their numbers)."""
+    text, numbered = numbered_verbalize(rows, table_no)
+    return text, [row for _, row in numbered]
 
 
 def H(text, rowspan=1, colspan=1):
@@ -124,3 +131,23 @@ def test_expand_spans_fills_the_grid():
 
 def test_empty_table():
     assert verbalize([], 1) == ("", [])
+    assert table_blocks([], 1, ["Heading"]) == []
+
+
+def test_rows_keep_their_numbers_when_a_row_is_empty():
+    rows = [[H("Model"), H("Firmware")], [D("S3"), D("3.2.1")], [D(""), D("")], [D("M1"), D("1.0")]]
+    _, numbered = numbered_verbalize(rows, 2)
+    assert numbered == [(1, "Row 1 in Table 2: Model is S3, and Firmware is 3.2.1"),
+                        (3, "Row 3 in Table 2: Model is M1, and Firmware is 1.0")]
+
+
+def test_table_blocks():
+    rows = [[H("Model"), H("Firmware")], [D("S3"), D("3.2.1")], [D(""), D("")], [D("M1"), D("1.0")]]
+    table, *row_blocks = table_blocks(rows, 2, ["Devices"], page=4, meta={"ocr": True})
+    assert (table.kind, table.heading_path, table.page) == ("table", ["Devices"], 4)
+    assert table.text.startswith("Table 2 columns: Model, Firmware. Row 1 in Table 2")
+    assert table.meta == {"table_no": 2, "rows": 2, "ocr": True}
+    assert [(b.kind, b.text[:15], b.meta) for b in row_blocks] == [
+        ("table_row", "Row 1 in Table ", {"table_no": 2, "row_no": 1, "ocr": True}),
+        ("table_row", "Row 3 in Table ", {"table_no": 2, "row_no": 3, "ocr": True})]
+    assert row_blocks[0].heading_path is not table.heading_path

@@ -190,37 +190,3 @@ def test_failing_llm_falls_back_to_the_rules_and_says_so(sample_corpus, searcher
     response = broken.search(SearchRequest(query="and how do I fix it?", history=[turn]))
     assert response.hits[0].url == runbook
     assert len(response.warnings) == 1 and "127.0.0.1:9" in response.warnings[0]
-
-
-@pytest.mark.parametrize("query, leans_on_the_page", [
-    ("and what about the TPM?", True),
-    ("and for HVX 4.0?", False),  # names a version the page it follows up on does not have
-    ("und bei HVX 4.1?", True),
-])
-def test_a_follow_up_that_names_another_version_moves_on_from_the_last_page(query, leans_on_the_page):
-    from search.searcher import resolve_follow_up
-    from text.language import Lemmatizer, detect_language
-
-    report = "https://wiki.example.com/spaces/ENG/pages/1/HVX+4.1+Release+Test+Report"
-    turn = Turn("Which machine failed UEFI boot in the HVX 4.1 release test?",
-                [{"url": report, "title": "HVX 4.1 Release Test Report"}])
-    resolved = resolve_follow_up(query, [turn], detect_language(query), Lemmatizer())
-    assert resolved.follow_up
-    assert resolved.prior_urls == ([report] if leans_on_the_page else [])
-
-
-@pytest.mark.parametrize("query, title, twin", [
-    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX 4.1.2 Release Test Report", True),
-    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX 4.0 Release Test Report", False),
-    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX Known Issues", False),  # names none
-    ("Who was absent on 5 February?", "2025-01-29 Hypervisor Weekly Sync", True),
-    ("Who was absent on 5 February?", "2025-02-05 Hypervisor Weekly Sync", False),
-    ("To which date was the HVX 4.2 code freeze moved?", "2025-01-29 Hypervisor Weekly Sync", False),  # a date
-    ("Salary bands for 2025", "Gehaltsrunde 2025 – Ablauf", False),  # a bare number is no identifier
-])
-def test_a_page_titled_with_another_version_or_date_is_a_twin(query, title, twin):
-    from search.searcher import identifiers, names_a_twin
-    from text.language import Lemmatizer
-
-    asked = identifiers(query, "en", Lemmatizer())
-    assert names_a_twin(asked, identifiers(title, "", None)) is twin

@@ -1,7 +1,9 @@
-"""Real local services: OpenSearch (k-NN lucene, neural-search hybrid) and Redis.
+"""The local stack: real OpenSearch (k-NN lucene, neural-search hybrid), Redis and a worker under supervisord.
 
-The node and Redis are the session's (tests/conftest.py ``stores``: started through
-evident.stack.opensearch, or reused when already answering on the configured ports).
+Plugin and query checks use the session's node (tests/conftest.py ``stores``: started through
+evident.stack.launcher, or reused when already answering). Start, stop, crash and busy-port tests
+run their own processes on other ports with a temporary state dir, so they never disturb the
+session's services. Downloads are checked against a loopback stand-in for Maven Central.
 """
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import http.server
 import json
 import os
 import shutil
+import signal
 import socket
 import tempfile
 import threading
@@ -20,9 +23,15 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis as redis_py
 
-from evident.stack import opensearch as services
+from core.settings import load_settings
+from evident.stack import ServiceError, launcher, maven, opensearch
+from evident.stack.supervisor import Program, Supervisor, render_program
 
+services = pytest.mark.services
+OWN_OPENSEARCH_PORT = 9211  # the up/down test's node, beside the session's
+OWN_REDIS_PORT = 6391  # the up/down tests' Redis, beside the session's
 
 
 # ------------------------------------------------------------------ helpers
@@ -39,20 +48,18 @@ def _request(base: str, method: str, path: str, body=None) -> dict:
         raise AssertionError(f"{method} {path} -> HTTP {exc.code}: {exc.read().decode(errors='replace')}")
 
 
-def _redis_command(port: int, *args: str) -> bytes:
-    payload = f"*{len(args)}\r\n".encode()
-    for arg in args:
-        raw = arg.encode()
-        payload += b"$%d\r\n%s\r\n" % (len(raw), raw)
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
-        sock.sendall(payload)
-        return sock.recv(4096)
-
-
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -87,16 +94,16 @@ def _serve(handler, directory: Path | None = None):
 
 
 @pytest.fixture(scope="module")
-def opensearch(stores, settings) -> str:
-    status = services.opensearch_status(port=settings.services.opensearch_port)
-    assert status.running and status.health in ("green", "yellow")
+def opensearch_url(stores, settings) -> str:
+    status = launcher.part_status(settings, "opensearch")
+    assert status.running and status.facts["health"] in ("green", "yellow")
     return status.url
 
 
 @pytest.fixture
-def index(opensearch):
+def index(opensearch_url):
     name = f"evident-test-services-{uuid.uuid4().hex[:8]}"
-    _request(opensearch, "PUT", f"/{name}", {
+    _request(opensearch_url, "PUT", f"/{name}", {
         "settings": {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0}},
         "mappings": {"properties": {
             "text": {"type": "text", "analyzer": "english"},
@@ -110,44 +117,66 @@ def index(opensearch):
         "south": {"text": "a dog runs south", "vector": [0.0, 0.0, 1.0, 0.0]},
     }
     for doc_id, doc in docs.items():
-        _request(opensearch, "PUT", f"/{name}/_doc/{doc_id}", doc)
-    _request(opensearch, "POST", f"/{name}/_refresh")
+        _request(opensearch_url, "PUT", f"/{name}/_doc/{doc_id}", doc)
+    _request(opensearch_url, "POST", f"/{name}/_refresh")
     yield name
-    _request(opensearch, "DELETE", f"/{name}")
+    _request(opensearch_url, "DELETE", f"/{name}")
 
 
-@pytest.fixture(scope="module")
-def redis_port(stores, settings) -> int:
-    return settings.services.redis_port
+@pytest.fixture
+def state():
+    """A state dir of its own; the service user must be able to enter it when we run as root."""
+    path = Path(tempfile.mkdtemp(prefix="evident-t-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def own(state):
+    """Settings for a stack of the test's own: its state dir, free ports; whatever it started is downed."""
+    settings = load_settings(environ={})
+    s = settings.services
+    s.state_dir, s.opensearch_port, s.redis_port, s.api_port = str(state), _free_port(), _free_port(), _free_port()
+    s.opensearch_heap = "512m"  # a test node needs little; spares the shared machine
+    settings.redis.url = f"redis://127.0.0.1:{s.redis_port}/0"
+    settings.opensearch.url = f"http://127.0.0.1:{s.opensearch_port}"
+    yield settings
+    launcher.down(settings)
+    assert not Supervisor(state).running()
 
 
 # -------------------------------------------------------------- OpenSearch
 
 
-def test_knn_lucene_returns_nearest_doc(opensearch, index):
-    result = _request(opensearch, "POST", f"/{index}/_search", {
+@services
+def test_knn_lucene_returns_nearest_doc(opensearch_url, index):
+    result = _request(opensearch_url, "POST", f"/{index}/_search", {
         "size": 3, "query": {"knn": {"vector": {"vector": [0.1, 0.05, 0.9, 0.0], "k": 3}}}})
     ids = [hit["_id"] for hit in result["hits"]["hits"]]
     assert ids[0] == "south"
     assert set(ids) == {"north", "east", "south"}
 
 
-def test_plugins_and_modules_present(opensearch):
-    plugins = _request(opensearch, "GET", "/_nodes/plugins")
+@services
+def test_plugins_and_modules_present(opensearch_url):
+    plugins = _request(opensearch_url, "GET", "/_nodes/plugins")
     node = next(iter(plugins["nodes"].values()))
     names = {p["name"] for p in node["plugins"]}
     modules = {m["name"] for m in node["modules"]}
     assert {"opensearch-knn", "opensearch-neural-search"} <= names
-    assert set(services.REQUIRED_MODULES) <= modules
+    assert set(opensearch.REQUIRED_MODULES) <= modules
+    assert node["version"] == opensearch.opensearch_version()  # the one in .env
 
 
-def test_hybrid_query_with_rrf_pipeline(opensearch, index):
+@services
+def test_hybrid_query_with_rrf_pipeline(opensearch_url, index):
     pipeline = f"evident-test-rrf-{uuid.uuid4().hex[:6]}"
-    _request(opensearch, "PUT", f"/_search/pipeline/{pipeline}", {
+    _request(opensearch_url, "PUT", f"/_search/pipeline/{pipeline}", {
         "phase_results_processors": [
             {"score-ranker-processor": {"combination": {"technique": "rrf", "rank_constant": 60}}}]})
     try:
-        result = _request(opensearch, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
+        result = _request(opensearch_url, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
             "size": 3,
             "query": {"hybrid": {"queries": [
                 {"match": {"text": "run south"}},  # english stemmer: running, runs -> run
@@ -155,7 +184,7 @@ def test_hybrid_query_with_rrf_pipeline(opensearch, index):
             ]}},
         })
     finally:
-        _request(opensearch, "DELETE", f"/_search/pipeline/{pipeline}")
+        _request(opensearch_url, "DELETE", f"/_search/pipeline/{pipeline}")
     hits = result["hits"]["hits"]
     # "south" is first in both lists: RRF score 2/(60+1); nobody can score higher.
     assert hits[0]["_id"] == "south"
@@ -163,15 +192,16 @@ def test_hybrid_query_with_rrf_pipeline(opensearch, index):
     assert all(hit["_score"] <= 2 / 61 + 1e-6 for hit in hits)
 
 
-def test_hybrid_query_with_normalization_pipeline(opensearch, index):
+@services
+def test_hybrid_query_with_normalization_pipeline(opensearch_url, index):
     pipeline = f"evident-test-norm-{uuid.uuid4().hex[:6]}"
-    _request(opensearch, "PUT", f"/_search/pipeline/{pipeline}", {
+    _request(opensearch_url, "PUT", f"/_search/pipeline/{pipeline}", {
         "phase_results_processors": [{"normalization-processor": {
             "normalization": {"technique": "min_max"},
             "combination": {"technique": "arithmetic_mean", "parameters": {"weights": [0.3, 0.7]}},
         }}]})
     try:
-        result = _request(opensearch, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
+        result = _request(opensearch_url, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
             "size": 3,
             "query": {"hybrid": {"queries": [
                 {"match": {"text": "cat"}},
@@ -179,96 +209,189 @@ def test_hybrid_query_with_normalization_pipeline(opensearch, index):
             ]}},
         })
     finally:
-        _request(opensearch, "DELETE", f"/_search/pipeline/{pipeline}")
+        _request(opensearch_url, "DELETE", f"/_search/pipeline/{pipeline}")
     hits = result["hits"]["hits"]
     # Scores are normalized into [0, 1]; the vector side (weight 0.7) favours "north".
     assert hits[0]["_id"] == "north"
     assert all(0.0 <= hit["_score"] <= 1.0 + 1e-6 for hit in hits)
 
 
-def test_analysis_common_painless_and_ingest_modules(opensearch, index):
-    tokens = _request(opensearch, "POST", "/_analyze", {
+@services
+def test_analysis_common_painless_and_ingest_modules(opensearch_url, index):
+    tokens = _request(opensearch_url, "POST", "/_analyze", {
         "char_filter": ["html_strip"], "tokenizer": "standard",
         "filter": ["lowercase", {"type": "stemmer", "language": "light_german"}],
         "text": "<p>Die <b>Häuser</b></p>"})
     assert [t["token"] for t in tokens["tokens"]] == ["die", "haus"]
-    scored = _request(opensearch, "POST", f"/{index}/_search", {
+    scored = _request(opensearch_url, "POST", f"/{index}/_search", {
         "query": {"script_score": {"query": {"match_all": {}},
                                    "script": {"source": "params.base + 1", "params": {"base": 41}}}}})
     assert scored["hits"]["hits"][0]["_score"] == 42.0
-    simulated = _request(opensearch, "POST", "/_ingest/pipeline/_simulate", {
+    simulated = _request(opensearch_url, "POST", "/_ingest/pipeline/_simulate", {
         "pipeline": {"processors": [{"lowercase": {"field": "t"}}, {"trim": {"field": "t"}}]},
         "docs": [{"_source": {"t": "  HeLLo "}}]})
     assert simulated["docs"][0]["doc"]["_source"]["t"] == "hello"
 
 
-def test_start_opensearch_is_idempotent(opensearch, settings):
-    port = settings.services.opensearch_port
-    before = services.opensearch_status(port=port)
-    status = services.start_opensearch(port=port)
-    assert status.running and status.version
-    assert services.opensearch_status(port=port).pid == before.pid  # reused, not restarted
+# ------------------------------------------------------- up, down, status
 
 
-def test_crash_during_start_reports_log(opensearch):
-    # A heap too small for the JVM: the node dies at once and the error shows its output.
-    state = Path(tempfile.mkdtemp(prefix="evident-test-crash-"))
-    state.chmod(0o755)  # the service user must be able to enter it when we run as root
-    try:
-        with pytest.raises(services.ServiceError, match="OpenSearch") as info:
-            services.start_opensearch(state_dir=state, port=_free_port(), heap="1k", timeout=120)
-        assert "last" in str(info.value) and "lines of" in str(info.value)
-    finally:
-        shutil.rmtree(state, ignore_errors=True)
+@services
+def test_up_reuses_the_session_stores(stores, settings):
+    # Both answer already: nothing is started, and no supervisord is needed for them.
+    assert launcher.up_stores(settings) == []
+    report = launcher.status(settings)
+    assert report["opensearch"][0] and report["redis"][0]
+    client = redis_py.Redis.from_url(settings.redis.url)
+    key = f"evident-test-{uuid.uuid4().hex[:8]}"
+    assert client.set(key, "v", ex=60) and client.get(key) == b"v"
 
 
-def test_crash_after_launch_reports_log(opensearch, monkeypatch):
-    # The JVM starts, then the node refuses an unknown setting and exits: caught via /proc.
-    write_config = services._write_config
+@services
+def test_opensearch_up_status_down_on_its_own_port(own, stores, settings):
+    own.services.opensearch_port = OWN_OPENSEARCH_PORT
+    own.opensearch.url = f"http://127.0.0.1:{OWN_OPENSEARCH_PORT}"
+    own.services.redis_port = settings.services.redis_port  # the session's: reused
+    own.redis.url = settings.redis.url
+    assert launcher.up_stores(own) == ["opensearch"]
+    report = launcher.status(own)
+    assert report["opensearch"][0] and "supervisord: RUNNING" in report["opensearch"][1]
+    assert report["redis"][0] and "not started by evident" in report["redis"][1]
+    pid = Supervisor(Path(own.services.state_dir)).info("opensearch")["pid"]
+    if os.geteuid() == 0:  # OpenSearch refuses root: supervisord runs it as the service user
+        assert Path(f"/proc/{pid}").stat().st_uid == opensearch.ensure_service_user()[0]
+    node = next(iter(_request(own.opensearch.url, "GET", "/_nodes/plugins")["nodes"].values()))
+    assert "opensearch-neural-search" in {p["name"] for p in node["plugins"]}
+
+    assert launcher.up_stores(own) == []  # idempotent: the same process goes on
+    assert Supervisor(Path(own.services.state_dir)).info("opensearch")["pid"] == pid
+    launcher.down(own)
+    assert not _alive(pid) and not launcher.status(own)["opensearch"][0]
+    assert launcher.part_status(settings, "redis").running  # the session's Redis was left alone
+
+
+@services
+def test_redis_kept_by_supervisord(own):
+    own.services.redis_port = OWN_REDIS_PORT
+    own.redis.url = f"redis://127.0.0.1:{OWN_REDIS_PORT}/0"
+    assert launcher.up(own, ("redis",)) == ["redis"]
+    sv = Supervisor(Path(own.services.state_dir))
+    pid = sv.info("redis")["pid"]
+    assert redis_py.Redis(port=OWN_REDIS_PORT).ping()
+    time.sleep(3)  # past its startsecs: supervisord counts it as up, so a death is unexpected
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not (sv.info("redis")["pid"] not in (0, pid) and launcher.redis.ready(OWN_REDIS_PORT)):
+        assert time.monotonic() < deadline, sv.info("redis")
+        time.sleep(0.5)
+    launcher.stop(own, ["redis"])  # what we started; supervisord goes with its last program
+    assert not sv.running() and not launcher.redis.ready(OWN_REDIS_PORT)
+
+
+@services
+def test_worker_runs_under_supervisord(own):
+    assert launcher.up(own, ("redis", "worker")) == ["redis", "worker"]
+    sv = Supervisor(Path(own.services.state_dir))
+    deadline = time.monotonic() + 120
+    while "ready." not in sv.log_tail("worker", 200):  # Celery's line once it consumes
+        assert time.monotonic() < deadline, sv.log_tail("worker", 40)
+        time.sleep(1)
+    assert f":{own.services.redis_port}/0" in sv.log_tail("worker", 200)  # its broker is our Redis
+    assert launcher.status(own)["worker"][0]
+    pids = [sv.info(name)["pid"] for name in ("redis", "worker")]
+    launcher.down(own)
+    assert not any(_alive(pid) for pid in pids)
+
+
+@services
+def test_crash_during_start_reports_log(own):
+    # A heap too small for the JVM: it dies at once; the error shows its output, and nothing stays up.
+    own.services.opensearch_heap = "1k"
+    with pytest.raises(ServiceError, match="OpenSearch exited during start-up") as info:
+        launcher.up(own, ("opensearch",))
+    assert "last lines of" in str(info.value) and "heap" in str(info.value).lower()
+    assert not Supervisor(Path(own.services.state_dir)).running()
+
+
+@services
+def test_crash_after_launch_reports_log(own, monkeypatch):
+    # The JVM starts, then the node refuses an unknown setting and exits.
+    write_config = opensearch.write_config
 
     def broken_config(home, paths, port, heap):
         write_config(home, paths, port, heap)
         with (paths["config"] / "opensearch.yml").open("a") as handle:
             handle.write("evident.no.such.setting: 1\n")
 
-    monkeypatch.setattr(services, "_write_config", broken_config)
-    state = Path(tempfile.mkdtemp(prefix="evident-test-crash-"))
-    state.chmod(0o755)
-    try:
-        with pytest.raises(services.ServiceError, match="exited during start-up") as info:
-            services.start_opensearch(state_dir=state, port=_free_port(), timeout=300)
-        assert "evident.no.such.setting" in str(info.value)
-    finally:
-        shutil.rmtree(state, ignore_errors=True)
-
-
-# ---------------------------------------------------------------- Redis
-
-
-def test_redis_answers(redis_port):
-    assert _redis_command(redis_port, "PING").startswith(b"+PONG")
-    key = f"evident-test-{uuid.uuid4().hex[:8]}"
-    assert _redis_command(redis_port, "SET", key, "v", "EX", "60").startswith(b"+OK")
-    assert _redis_command(redis_port, "GET", key) == b"$1\r\nv\r\n"
-    again = services.start_redis(port=redis_port)  # idempotent: reuses the running one
-    assert again.running and again.version
-    assert services.redis_status(port=redis_port).running
+    monkeypatch.setattr(opensearch, "write_config", broken_config)
+    with pytest.raises(ServiceError, match="exited during start-up") as info:
+        launcher.up(own, ("opensearch",))
+    assert "evident.no.such.setting" in str(info.value)
+    assert not opensearch.probe(own.services.opensearch_port)[0] == "opensearch"
 
 
 # ------------------------------------------------------- errors, no servers
 
 
-def test_busy_port_that_is_not_the_service_is_an_error(tmp_path):
+def test_busy_port_that_is_not_the_service_is_an_error(own, state):
     server = _serve(_NotAService)
     port = server.server_address[1]
     try:
-        with pytest.raises(services.ServiceError, match="not OpenSearch"):
-            services.start_opensearch(state_dir=tmp_path, cache_dir=tmp_path, port=port)
-        with pytest.raises(services.ServiceError, match="not Redis"):
-            services.start_redis(state_dir=tmp_path, port=port)
-        assert not (tmp_path / "opensearch").exists()  # nothing downloaded or written
+        for name, setting in (("OpenSearch", "opensearch_port"), ("Redis", "redis_port"), ("the API", "api_port")):
+            setattr(own.services, setting, port)
+            with pytest.raises(ServiceError, match=f"port {port} .* not {name}"):
+                launcher.up(own)
+            setattr(own.services, setting, _free_port())
     finally:
         server.shutdown()
+    assert not (state / "opensearch").exists() and not (state / "supervisord.conf").exists()
+
+
+def test_missing_jdk_is_a_clear_error(own, state, monkeypatch, tmp_path):
+    monkeypatch.setenv("EVIDENT_JAVA_HOME", str(tmp_path))
+    with pytest.raises(ServiceError, match="EVIDENT_JAVA_HOME=.* is not a JDK"):
+        launcher.up(own, ("opensearch",))
+    monkeypatch.delenv("EVIDENT_JAVA_HOME")
+    with pytest.raises(ServiceError, match="no JDK for OpenSearch found .* Java 21"):
+        opensearch.find_java_home(jvm_root=tmp_path)
+    assert not (state / "supervisord.conf").exists()
+
+
+def test_failed_download_is_a_clear_error(own, state, monkeypatch):
+    monkeypatch.setenv("EVIDENT_MAVEN_REPOSITORY", "http://127.0.0.1:9/unreachable")
+    own.services.cache_dir = str(state / "cache")
+    with pytest.raises(ServiceError, match="download failed: http://127.0.0.1:9/unreachable/org/opensearch/"):
+        launcher.up(own, ("opensearch",))
+    assert not (state / "supervisord.conf").exists()
+
+
+def test_worker_must_use_the_stacks_redis(own):
+    own.redis.url = "redis://127.0.0.1:6379/0"  # not the stack's port: it would drain another queue
+    with pytest.raises(ServiceError, match="EVIDENT_REDIS_URL"):
+        launcher.up(own, ("worker",))
+
+
+def test_missing_redis_binary_is_a_clear_error(monkeypatch, state):
+    monkeypatch.setattr(launcher.redis.shutil, "which", lambda name: None)
+    monkeypatch.setattr(launcher.redis.os, "access", lambda *a, **k: False)
+    with pytest.raises(ServiceError, match="apt-get install -y redis-server"):
+        launcher.redis.prepare(state, port=_free_port())
+
+
+def test_version_comes_from_dot_env(tmp_path):
+    line = next(x for x in opensearch.ENV_FILE.read_text().splitlines() if x.startswith("OPENSEARCH_VERSION="))
+    assert opensearch.opensearch_version() == line.split("=", 1)[1].strip()
+    (tmp_path / ".env").write_text("OTHER=1\n")
+    with pytest.raises(ServiceError, match="no OPENSEARCH_VERSION"):
+        opensearch.opensearch_version(tmp_path / ".env")
+
+
+def test_program_config_escapes_for_supervisord(tmp_path):
+    program = Program("x", ["/bin/echo", "50%", "a b"], directory=tmp_path, environment={"A": "1%"})
+    text = render_program(program, tmp_path)
+    assert "command=/bin/echo 50%% 'a b'" in text and 'environment=A="1%%"' in text
+    with pytest.raises(ServiceError, match="quote"):
+        render_program(Program("x", ["true"], directory=tmp_path, environment={"A": 'say "hi"'}), tmp_path)
 
 
 def test_download_verifies_checksums_and_caches(tmp_path, monkeypatch):
@@ -287,37 +410,33 @@ def test_download_verifies_checksums_and_caches(tmp_path, monkeypatch):
     base = f"http://127.0.0.1:{server.server_address[1]}"
     monkeypatch.setenv("EVIDENT_MAVEN_REPOSITORY", base)
     cache = tmp_path / "cache"
+    fetch = maven.download_artifact
     try:
-        path = services.download_artifact("org.example", "thing", "1.0", "zip", cache, progress=False)
+        path = fetch("org.example", "thing", "1.0", "zip", cache, progress=False)
         assert path.read_bytes() == payload
-        with pytest.raises(services.ServiceError, match=f"{base}/org/example/bad/1.0/bad-1.0.zip"):
-            services.download_artifact("org.example", "bad", "1.0", "zip", cache, progress=False)
+        with pytest.raises(ServiceError, match=f"{base}/org/example/bad/1.0/bad-1.0.zip"):
+            fetch("org.example", "bad", "1.0", "zip", cache, progress=False)
         assert not (cache / "bad-1.0.zip").exists()
-        with pytest.raises(services.ServiceError, match="HTTP 404"):
-            services.download_artifact("org.example", "missing", "1.0", "zip", cache, progress=False)
-        with pytest.raises(services.ServiceError, match="refusing an unverified download"):
-            services.download_artifact("org.example", "thing", "1.0", "jar", cache, progress=False)
+        with pytest.raises(ServiceError, match="HTTP 404"):
+            fetch("org.example", "missing", "1.0", "zip", cache, progress=False)
+        with pytest.raises(ServiceError, match="refusing an unverified download"):
+            fetch("org.example", "thing", "1.0", "jar", cache, progress=False)
+        jar = fetch("org.example", "thing", "1.0", "jar", cache, progress=False,  # a pin is enough
+                    pinned_sha256=hashlib.sha256(payload).hexdigest())
+        assert jar.read_bytes() == payload
+        with pytest.raises(ServiceError, match="checksum mismatch .* sha256"):
+            fetch("org.example", "thing", "1.0", "zip", tmp_path / "other", progress=False, pinned_sha256="0" * 64)
     finally:
         server.shutdown()
     # Cached and verified: no repository needed any more.
     monkeypatch.setenv("EVIDENT_MAVEN_REPOSITORY", "http://127.0.0.1:9/unreachable")
-    assert services.download_artifact("org.example", "thing", "1.0", "zip", cache, progress=False) == path
-    with pytest.raises(services.ServiceError, match="127.0.0.1:9/unreachable/org/example/other"):
-        services.download_artifact("org.example", "other", "1.0", "zip", cache, progress=False)
+    assert fetch("org.example", "thing", "1.0", "zip", cache, progress=False) == path
+    with pytest.raises(ServiceError, match="127.0.0.1:9/unreachable/org/example/other"):
+        fetch("org.example", "other", "1.0", "zip", cache, progress=False)
 
 
 def test_java_home_detection(monkeypatch, tmp_path):
     monkeypatch.delenv("EVIDENT_JAVA_HOME", raising=False)
-    home = services.find_java_home(services.OPENSEARCH_VERSION)
+    home = opensearch.find_java_home()
     assert (home / "bin" / "java").is_file()
-    assert services._java_major(home) >= 21
-    monkeypatch.setenv("EVIDENT_JAVA_HOME", str(tmp_path))
-    with pytest.raises(services.ServiceError, match="EVIDENT_JAVA_HOME"):
-        services.find_java_home(services.OPENSEARCH_VERSION)
-
-
-def test_missing_redis_binary_is_a_clear_error(monkeypatch, tmp_path):
-    monkeypatch.setattr(services.shutil, "which", lambda name: None)
-    monkeypatch.setattr(services.os, "access", lambda *a, **k: False)
-    with pytest.raises(services.ServiceError, match="apt-get install -y redis-server"):
-        services.start_redis(state_dir=tmp_path, port=_free_port())
+    assert opensearch.java_major(home) >= opensearch.JAVA_MIN

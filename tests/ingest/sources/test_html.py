@@ -152,3 +152,23 @@ def test_encoding_from_meta_charset():
     parsed = parse(html.encode("latin-1"))
     assert parsed.document.title == "Grüße"
     assert parsed.blocks[0].text == "Übersicht"
+
+
+def test_encoding_from_a_windows_1252_declaration():
+    html = ('<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+            '<title>Reisekosten – Überblick</title></head>'
+            '<body><p>Pauschale: 28 € pro Tag, „Hotel“ bis 120 €.</p></body></html>')
+    data = html.encode("cp1252")
+    assert b"\x80" in data and b"\x96" in data  # bytes that mean €, – only in windows-1252
+    parsed = parse(data)
+    assert parsed.document.title == "Reisekosten – Überblick"
+    assert parsed.blocks[0].text == "Pauschale: 28 € pro Tag, „Hotel“ bis 120 €."
+
+
+def test_encoding_without_a_declaration_or_by_byte_order_mark():
+    html = "<html><head><title>Grüße</title></head><body><p>Straße – café</p></body></html>"
+    for data in (html.encode("utf-8"), html.encode("utf-16"), b"\xef\xbb\xbf" + html.encode("utf-8")):
+        parsed = parse(data)
+        assert (parsed.document.title, parsed.blocks[0].text) == ("Grüße", "Straße – café")
+    xml = '<?xml version="1.0" encoding="utf-8"?>' + html
+    assert parse(xml.encode("utf-8")).blocks[0].text == "Straße – café"

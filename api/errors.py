@@ -1,0 +1,63 @@
+"""Every error the API gives is JSON (``api.schema.Error``): ``{"error": ..., "errors": [...]}``.
+
+Bad input is a 4xx naming the parameter and the reason (spectree's validation errors are rewritten
+here into that shape); OpenSearch or Redis out of reach is a 503; anything else is a 500 that is logged
+with its trace and answered without it.
+"""
+from __future__ import annotations
+
+import json
+
+from flask import Flask, current_app, jsonify
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from werkzeug.exceptions import HTTPException
+
+REASON_CHARS = 200  # enough to say what was wrong with a value without echoing a huge one back
+
+
+class BadRequest(ValueError):
+    """A request the schema admits but a setting or a rule refuses; the message names the parameter."""
+
+
+def parameter_name(location: tuple | list) -> str:
+    """``["history", 3, "q"]`` -> ``history[3].q``; the body as a whole is ``body``."""
+    name = ""
+    for part in location:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name or "body"
+
+
+def reshape_validation_error(req, resp, req_validation_error, instance, model_adapter) -> None:
+    """spectree's ``before`` hook: its list of pydantic errors becomes our error shape."""
+    if req_validation_error is None or resp is None:
+        return
+    errors = [{"parameter": parameter_name(e.get("loc", ())), "reason": str(e.get("msg", ""))[:REASON_CHARS]}
+              for e in req_validation_error.errors()]
+    message = "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors) or "the request is not valid"
+    resp.set_data(json.dumps({"error": message, "errors": errors}))
+    resp.mimetype = "application/json"
+
+
+def install(app: Flask) -> None:
+    @app.errorhandler(BadRequest)
+    def bad_request(exc: BadRequest):
+        return jsonify({"error": str(exc), "errors": []}), 400
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if exc.response is not None and exc.response.mimetype == "application/json":
+            return exc.response  # already ours (validation errors)
+        return jsonify({"error": f"{exc.name}: {exc.description}", "errors": []}), exc.code
+
+    @app.errorhandler(OpenSearchConnectionError)
+    @app.errorhandler(RedisConnectionError)
+    def unavailable(exc: Exception):
+        current_app.logger.warning("a store is out of reach: %s", exc)
+        return jsonify({"error": "search is unavailable for a moment: its index or queue does not answer",
+                        "errors": []}), 503
+
+    @app.errorhandler(Exception)
+    def server_error(exc: Exception):
+        current_app.logger.exception("unexpected error")
+        return jsonify({"error": "internal error; it has been logged", "errors": []}), 500

@@ -1,0 +1,128 @@
+"""The API's contract as pydantic models: spectree validates every request against them and publishes
+them as the OpenAPI document at ``/api/openapi.json``, so the document and the checks never drift.
+
+A request that does not fit gets a 400 whose ``error`` names the parameter and the reason
+(``api.errors``). Limits that are settings (query length, history length, body size) are checked in
+``api.search`` against ``[api]``; the document states the defaults.
+"""
+from __future__ import annotations
+
+import datetime
+import unicodedata
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
+from spectree import SpecTree
+
+from api.errors import reshape_validation_error
+from core.settings import ApiConfig
+from search.schema import SearchResponse
+
+MAX_K = 100  # hits per page: more than a search box shows, few enough to answer fast
+MAX_PAGE = 1000  # deeper than anyone pages; a page past the last result is simply empty
+HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is neither space nor control
+
+# spectree leaves every route under its own path out of the document, so it gets a path of its own;
+# ``api.app`` serves the document at /api/openapi.json.
+spec = SpecTree("flask", title="Evident API", version="1", path="api/openapi", page_templates={},
+                validation_error_status=400, annotations=False, before=reshape_validation_error)
+
+
+class Error(BaseModel):
+    """Every 4xx and 5xx answer."""
+
+    error: str = Field(description="what was wrong, naming the parameter and the reason")
+    errors: list[dict] = Field(default_factory=list, description="each invalid parameter: {parameter, reason}")
+
+
+def clean_text(value: str) -> str:
+    """Control characters other than white space become spaces; a lone surrogate is refused."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("is not valid Unicode text (a lone surrogate)") from None
+    return "".join(" " if unicodedata.category(c) == "Cc" and not c.isspace() else c for c in value)
+
+
+StrList = str | list[str]
+
+
+class SearchParams(BaseModel):
+    """``GET /api/search``: the question, paging, and filters (a filter may repeat: ``labels=a&labels=b``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    q: str = Field(pattern=HAS_TEXT, max_length=ApiConfig.max_query_chars,
+                   description="the question, as typed (up to [api] max_query_chars characters)")
+    k: int = Field(10, ge=1, le=MAX_K, description="hits per page")
+    page: int = Field(1, ge=1, le=MAX_PAGE)
+    mode: Literal["bm25", "dense", "hybrid", "baseline"] | None = None
+    group: Literal["page", "none"] | None = Field(None, description="group evidence by page (default) or not")
+    space: StrList = Field(default_factory=list, description="Confluence space keys")
+    kind: StrList = Field(default_factory=list, description="evidence kinds: passage, table_row, pdf_page, ...")
+    lang: StrList = Field(default_factory=list)
+    labels: StrList = Field(default_factory=list)
+    source_type: StrList = Field(default_factory=list, description="confluence, html or pdf")
+    date_from: datetime.date | None = Field(None, description="pages updated on or after (YYYY-MM-DD)")
+    date_to: datetime.date | None = Field(None, description="pages updated on or before (YYYY-MM-DD)")
+
+    @field_validator("q")
+    @classmethod
+    def _query_text(cls, value: str) -> str:
+        value = clean_text(value).strip()
+        if not value:
+            raise ValueError("must not be empty")
+        return value
+
+    @field_validator("space", "kind", "lang", "labels", "source_type")
+    @classmethod
+    def _filter_values(cls, value: StrList) -> list[str]:
+        return [clean_text(v) for v in ([value] if isinstance(value, str) else value) if v.strip()]
+
+
+class ShownResult(BaseModel):
+    """A result the search box showed for an earlier turn."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    url: str = ""
+    title: str = ""
+
+
+class HistoryTurn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    q: str = Field(description="what was asked")
+    results: list[ShownResult] = Field(default_factory=list, description="what was shown, best first")
+
+    @field_validator("q")
+    @classmethod
+    def _turn_text(cls, value: str) -> str:
+        return clean_text(value)
+
+
+class SearchBody(SearchParams):
+    """``POST /api/search``: the same as GET, plus the conversation so far (oldest first)."""
+
+    history: list[HistoryTurn] = Field(default_factory=list, max_length=ApiConfig.max_history_turns,
+                                       description="earlier turns, oldest first (up to [api] max_history_turns)")
+
+
+class SearchResult(RootModel[SearchResponse]):
+    """Hits grouped by page, with snippets (HTML-escaped, ``<mark>`` around matched terms), facets,
+    the language, the resolved follow-up and warnings of optional stages that failed."""
+
+
+class Health(BaseModel):
+    status: Literal["ok", "degraded"]
+    opensearch: str
+    redis: str
+    workers: int | str
+
+
+class Listing(RootModel[list[dict]]):
+    """A list of records (jobs or recorded errors)."""
+
+
+class Record(RootModel[dict]):
+    """One record (a job, the queue figures)."""

@@ -1,0 +1,105 @@
+"""Fusion: the joiners that turn the retrievers' ranked lists into one list of evidence.
+
+``rrf``: weighted reciprocal rank fusion. ``minmax`` (the default): weighted mean of min-max normalized
+scores. ``merge``: MC-indexing's view merging. ``pipeline_processor`` is the same min-max or RRF joiner as a
+search-pipeline processor, for fusion inside OpenSearch. ``rank_one_unit`` is the scale the priors and the
+reranker add to fused scores in.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+# MC-indexing's view merging takes the top two thirds of each list.
+MERGE_SHARE = Fraction(2, 3)
+# The normalization and score-ranker processors require weights summing to 1; six decimals keep them exact
+# enough for that and short in the request.
+WEIGHT_DECIMALS = 6
+
+
+def min_max(scores: list[float]) -> list[float]:
+    """Each score scaled to [0, 1] between the lowest and the highest; all 1 when they are equal."""
+    low, high = min(scores, default=0.0), max(scores, default=0.0)
+    return [(s - low) / (high - low) if high > low else 1.0 for s in scores]
+
+
+def rank_shares(scores: list[float], fusion: str, weight: float, rrf_k: int) -> list[float]:
+    """What each item of one ranked list (best first) adds to its fused score at ``weight``:
+    ``weight / (rrf_k + rank)`` under ``rrf``, its min-max normalized score times ``weight`` otherwise."""
+    if fusion == "rrf":
+        return [weight / (rrf_k + rank) for rank in range(1, len(scores) + 1)]
+    return [weight * s for s in min_max(scores)]
+
+
+def shares(weights: list[float]) -> list[float]:
+    """The weights scaled to sum to 1."""
+    total = sum(weights) or 1.0
+    return [w / total for w in weights]
+
+
+def rank_one_unit(fusion: str, weights: list[float], rrf_k: int) -> float:
+    """What a first rank in a ranked list of weight 1 is worth in the fused score (min-max scores are shares
+    of the summed weights): the unit of the priors."""
+    return 1.0 / (rrf_k + 1) if fusion == "rrf" else 1.0 / (sum(weights) or 1.0)
+
+
+def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None) -> list[dict]:
+    """Combine the retrievers' ranked lists into one, by evidence id, each with its ``_score_fused``.
+
+    ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted mean of min-max
+    normalized scores (as the server-side normalization processor computes it). ``merge``: MC-indexing's
+    view merging, the top 2/3 of each list taken in turn, de-duplicated by section.
+    """
+    weights = weights or [1.0] * len(ranked_lists)
+    if fusion == "merge":
+        return merge_views(ranked_lists)
+    if fusion != "rrf":
+        weights = shares(weights)
+    scores: dict[str, float] = {}
+    items: dict[str, dict] = {}
+    for hits, weight in zip(ranked_lists, weights):
+        for hit, share in zip(hits, rank_shares([h["_score"] for h in hits], fusion, weight, rrf_k)):
+            items.setdefault(hit["_id"], hit)
+            scores[hit["_id"]] = scores.get(hit["_id"], 0.0) + share
+    fused = []
+    for key, score in sorted(scores.items(), key=lambda kv: -kv[1]):
+        item = items[key]
+        item["_score_fused"] = score
+        fused.append(item)
+    return fused
+
+
+def fused_by_opensearch(hits: list[dict]) -> list[dict]:
+    """The hits of a ``hybrid`` query fused by a search pipeline: their score is already the fused one."""
+    for hit in hits:
+        hit["_score_fused"] = hit["_score"]
+    return hits
+
+
+def merge_views(ranked_lists: list[list[dict]]) -> list[dict]:
+    """The top ``MERGE_SHARE`` of each list taken in turn, rank by rank, once per section."""
+    merged: list[dict] = []
+    seen: set[str] = set()
+    depth = int(max((len(hits) for hits in ranked_lists), default=0) * MERGE_SHARE)
+    for rank in range(depth):
+        for hits in ranked_lists:
+            if rank < len(hits):
+                hit = hits[rank]
+                key = hit["_source"].get("section_id") or hit["_id"]
+                if key not in seen:
+                    seen.add(key)
+                    merged.append(hit)
+    for position, hit in enumerate(merged, start=1):
+        hit["_score_fused"] = 1.0 / position
+    return merged
+
+
+def pipeline_processor(fusion: str, weights: list[float], rrf_k: int) -> dict:
+    """The search-pipeline processor that fuses a ``hybrid`` query's sub-queries inside OpenSearch as
+    ``fuse`` does here, with the same weights (scaled to sum to 1, as the processors require)."""
+    rounded = [round(s, WEIGHT_DECIMALS) for s in shares(weights)]
+    rounded[-1] = round(1.0 - sum(rounded[:-1]), WEIGHT_DECIMALS)
+    if fusion == "rrf":
+        return {"score-ranker-processor": {"combination": {
+            "technique": "rrf", "rank_constant": rrf_k, "parameters": {"weights": rounded}}}}
+    return {"normalization-processor": {"normalization": {"technique": "min_max"}, "combination": {
+        "technique": "arithmetic_mean", "parameters": {"weights": rounded}}}}

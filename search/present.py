@@ -1,0 +1,99 @@
+"""Presentation: hits with marked snippets and a page's other evidence, facets, and the page of hits asked for."""
+from __future__ import annotations
+
+import html
+import re
+
+from ingest import evidence as kinds
+from search.grouping import Group
+from search.query import Query, words
+from search.schema import Hit
+from text.stopwords import stopwords
+
+SNIPPET_WIDTH = 240  # characters of a hit's snippet: about three lines of the result list
+MORE_SNIPPET_WIDTH = 160  # a page's other evidence beneath its hit: about two lines each
+SNIPPET_LEAD = 3  # the window opens a third of its width before the first match, so the match reads in context
+MIN_MARKED_CHARS = 3  # shorter terms ("of", "es") match inside too many words to be worth marking
+MAX_MORE = 3  # a page's other evidence listed beneath its hit; the page itself has the rest
+# Whole-page and section units repeat their parts, so they are not listed beneath their page again.
+_REPEATING_KINDS = (kinds.PAGE, kinds.SECTION)
+SCORE_DECIMALS = 6  # scores are shown, and hits ordered, at this precision
+FACET_FIELDS = ("space", "kind", "lang")
+FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
+
+
+def facet_aggs() -> dict:
+    """The aggregations counting the facets' values among the matching evidence."""
+    return {name: {"terms": {"field": name, "size": FACET_SIZE}} for name in FACET_FIELDS}
+
+
+def facet_counts(responses: list[dict]) -> dict:
+    """Value -> count per facet, from the responses that carry the aggregations."""
+    return {name: {b["key"]: b["doc_count"] for b in agg["buckets"]}
+            for response in responses for name, agg in response.get("aggregations", {}).items()}
+
+
+def highlight_terms(query: Query) -> set[str]:
+    """What the snippets mark: the content terms, the carried terms, the translations, and the resolved
+    question's words that are not stop words."""
+    stop = stopwords(query.lang)
+    translated = {w for by_term in query.translated.values() for found in by_term.values() for w in found}
+    return set(query.lemmas) | set(query.resolved.carried) | translated | {
+        t for t in words(query.resolved.text) if t not in stop}
+
+
+def snippet(text: str, terms: set[str], width: int = SNIPPET_WIDTH) -> str:
+    """A window of the evidence around its first matched term, matched terms in <mark>, HTML-escaped."""
+    if not text:
+        return ""
+    lowered = text.lower()
+    wanted = sorted((t for t in terms if len(t) >= MIN_MARKED_CHARS), key=len, reverse=True)
+    positions = [lowered.find(t) for t in wanted if t in lowered]
+    start = max(0, min(positions) - width // SNIPPET_LEAD) if positions else 0
+    window = text[start:start + width]
+    prefix, suffix = ("…" if start else ""), ("…" if start + width < len(text) else "")
+    if not wanted:
+        return html.escape(prefix + window + suffix)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(t) for t in wanted) + r")(?!\w)", re.IGNORECASE)
+    parts, last = [], 0
+    for match in pattern.finditer(window):
+        parts += [html.escape(window[last:match.start()]), "<mark>", html.escape(match.group(0)), "</mark>"]
+        last = match.end()
+    parts.append(html.escape(window[last:]))
+    return html.escape(prefix) + "".join(parts) + html.escape(suffix)
+
+
+def to_hit(item: dict, score: float, terms: set[str]) -> Hit:
+    src = item["_source"]
+    return Hit(url=src["url"], title=src.get("title", ""), heading_path=src.get("heading_path", []),
+               kind=src.get("kind", ""), snippet=snippet(src.get("text", ""), terms),
+               score=round(score, SCORE_DECIMALS), doc_id=src.get("doc_id", ""),
+               evidence_id=src.get("id", item["_id"]), space=src.get("space", ""), lang=src.get("lang", ""),
+               breadcrumb=src.get("breadcrumb", []))
+
+
+def group_hit(group: Group, terms: set[str]) -> Hit:
+    """The group's best evidence as the hit; beneath it up to ``MAX_MORE`` others with their own text."""
+    hit = to_hit(group.items[0], group.score, terms)
+    shown = {hit.snippet}
+    for it in group.items[1:]:
+        src = it["_source"]
+        if src.get("kind") in _REPEATING_KINDS or len(hit.more) == MAX_MORE:
+            continue
+        text = snippet(src.get("text", ""), terms, MORE_SNIPPET_WIDTH)
+        if text not in shown:
+            shown.add(text)
+            hit.more.append({"kind": src.get("kind"), "heading_path": src.get("heading_path", []),
+                             "snippet": text, "score": round(it["_score_fused"], SCORE_DECIMALS)})
+    return hit
+
+
+def hits(groups: list[Group], terms: set[str]) -> list[Hit]:
+    """A hit per group, best first."""
+    return sorted((group_hit(g, terms) for g in groups), key=lambda h: -h.score)
+
+
+def page_of(ranked: list[Hit], k: int, page: int) -> list[Hit]:
+    """The ``page``-th run of ``k`` hits (1-based)."""
+    start = (page - 1) * k
+    return ranked[start:start + k]

@@ -1,0 +1,68 @@
+"""Priors: what the fused scores learn beyond the retrievers, in rank-one units of the fusion.
+
+The page a follow-up leans on gets a bonus; evidence of a template twin (a page whose title names another
+version, date or code than the query) is set back; an index-term anchor whose term the query names is
+lifted. The weights are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from core.settings import SearchConfig
+from search.query import Query, identifiers
+from text.lemmas import Lemmatizer
+
+
+def names_a_twin(query_ids: dict[str, set[str]], title_ids: dict[str, set[str]]) -> bool:
+    """A title that names a version (or date, or code) where the query names another one of that kind."""
+    return any(kind in title_ids and not ids & title_ids[kind] for kind, ids in query_ids.items())
+
+
+def _shift(fused: list[dict], bonus: Callable[[dict], float]) -> None:
+    """Add each evidence's ``bonus`` (negative: a penalty) to its fused score."""
+    for item in fused:
+        amount = bonus(item["_source"])
+        if amount:
+            item["_score_fused"] += amount
+
+
+def follow_up_prior(fused: list[dict], prior_urls: list[str], bonus: float) -> None:
+    """The page shown first for the turn a follow-up leans on gets ``bonus``."""
+    _shift(fused, lambda src: bonus if src["url"] in prior_urls else 0.0)
+
+
+def twin_penalty(fused: list[dict], query_ids: dict[str, set[str]], penalty: float) -> None:
+    """Pages written from one template differ in the version or date of their titles: one that names others
+    than the query does is a twin of the page asked for, and its evidence loses ``penalty``."""
+    if not query_ids:
+        return
+    twins: dict[str, bool] = {}  # by title: the fused list holds many evidence of few pages
+
+    def twin(src: dict) -> float:
+        title = src.get("title", "")
+        if title not in twins:
+            twins[title] = names_a_twin(query_ids, identifiers(title, "", None))
+        return -penalty if twins[title] else 0.0
+
+    _shift(fused, twin)
+
+
+def term_anchor_boost(fused: list[dict], asked: str, bonus: float) -> None:
+    """Index-aware grounding: a query that names an indexed term gets the term's anchor first."""
+    asked = asked.lower()
+
+    def named(src: dict) -> float:
+        term = (src.get("meta") or {}).get("term", "")
+        return bonus if term and re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", asked) else 0.0
+
+    _shift(fused, named)
+
+
+def apply_priors(fused: list[dict], query: Query, lemmatizer: Lemmatizer, unit: float,
+                 cfg: SearchConfig) -> list[dict]:
+    """The fused list with the three priors added (``unit``: what a first rank is worth), best first."""
+    follow_up_prior(fused, query.resolved.prior_urls, cfg.prior_weight * unit)
+    twin_penalty(fused, identifiers(query.resolved.text, query.lang, lemmatizer), cfg.twin_penalty * unit)
+    term_anchor_boost(fused, query.asked, cfg.term_weight * unit)
+    return sorted(fused, key=lambda h: -h["_score_fused"])

@@ -1,0 +1,152 @@
+"""Query understanding: the words, content terms, named versions and codes of a question, and its readings.
+
+``understand`` gives the ``Query`` every later stage reads: the language, the question as resolved from the
+conversation (``ResolvedQuery``, made by ``search.conversation``), the lemmas of its content words and their
+word-by-word translations into each other language the lexicon knows.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from search.lexicon import Lexicon
+from text.dates import date_tokens
+from text.detect import word_log_prob
+from text.lemmas import Lemmatizer, Token
+from text.stopwords import stopwords
+
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
+_TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
+# A one-letter word carries no topic ("a", "x"); a one-digit number may ("5").
+_MIN_TERM_CHARS = 2
+# OpenSearch refuses a query of more than 1,024 clauses, and BM25 makes one clause per searched field (9)
+# and word: a question's words (16 content words and their stop words, about 40 words), its lemmas, the
+# carried terms and the translated words (48) come to about 9 x 40 + 16 + 16 + 9 x 48 = 824. 16 content
+# words are more than any typed question has (the bench's longest has 13); a pasted paragraph keeps its
+# 16 rarest.
+MAX_QUERY_TERMS = 16
+MAX_TRANSLATED_WORDS = 48
+
+
+@dataclass
+class ResolvedQuery:
+    """The question after the conversation: what BM25, the embedder and the follow-up prior take from it."""
+
+    text: str  # the user's own words: BM25 at full weight
+    carried: list[str]  # key terms carried over from earlier turns: BM25 at a lower weight
+    dense_text: str  # what the embedder sees: the earlier question and this one, for a follow-up
+    prior_urls: list[str]  # pages shown for the turn this one follows up on
+    follow_up: bool
+
+    @classmethod
+    def standalone(cls, query: str) -> ResolvedQuery:
+        """A question taken as it stands: no conversation, or history turned off."""
+        return cls(query, [], query, [], False)
+
+
+@dataclass
+class Query:
+    """The question as the retrievers, priors and snippets read it."""
+
+    asked: str  # as the user wrote it
+    lang: str
+    resolved: ResolvedQuery
+    lemmas: list[str]  # content terms of ``resolved.text``
+    translated: dict[str, dict[str, list[str]]]  # language -> content term -> its translations
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of a text, versions and codes kept whole ("4.1.2", "hvx-2588")."""
+    return [w.lower() for w in _TOKEN.findall(text)]
+
+
+def content_tokens(text: str, lang: str, lemmatizer: Lemmatizer) -> list[Token]:
+    """The query's words that are not stop words.
+
+    spaCy's German stop list holds nouns too ("Jahr", "Tag", "Zeit"); German capitalizes nouns, so a
+    capitalized word that does not open the sentence is kept ("An welchem Tag wird das Gehalt ...").
+    """
+    stop = stopwords(lang)
+    kept = []
+    opening = True
+    for token in lemmatizer.analyze(text, lang):
+        if token.kind == "punct":
+            opening = opening or token.text in ".?!:\n"
+            continue
+        noun = lang == "de" and not opening and token.text[:1].isupper()
+        opening = False
+        if (noun or (token.lemma not in stop and token.text.lower() not in stop)) and (
+                len(token.lemma) >= _MIN_TERM_CHARS or token.lemma.isdigit()):
+            kept.append(token)
+    return kept
+
+
+def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
+    """The lemmas of the query's content words, plus ISO tokens for the dates it names."""
+    terms = [t.lemma for t in content_tokens(text, lang, lemmatizer)]
+    return terms + [t for t in date_tokens(text) if t not in terms]
+
+
+def named_codes(text: str, lang: str, lemmatizer: Lemmatizer) -> set[str]:
+    """The versions, numbers and codes a text names ("4.0", "rc1", "hvx-1988"): what tells apart pages
+    written from one template, whose titles differ in them only."""
+    return {t.text.lower() for t in lemmatizer.analyze(text, lang) if t.kind in ("num", "code")}
+
+
+def title_words(title: str) -> set[str]:
+    return set(words(title))
+
+
+def identifiers(text: str, lang: str, lemmatizer: Lemmatizer | None) -> dict[str, set[str]]:
+    """Versions ("4.1.2"), dates ("2025-02-05" and "--02-05") and other codes ("rc1", "hvx-2588") in a text,
+    by kind; bare numbers are not identifiers. Without a lemmatizer (a title) words are split by ``words``."""
+    dates = set(date_tokens(text))
+    found: dict[str, set[str]] = {"date": dates} if dates else {}
+    for word in named_codes(text, lang, lemmatizer) if lemmatizer else title_words(text):
+        if any(c.isdigit() for c in word) and not word.isdigit() and word not in dates:
+            found.setdefault("version" if _VERSION.match(word) else "code", set()).add(word)
+    return found
+
+
+def translations(lexicon: Lexicon | None, terms: list[str], lang: str) -> dict[str, dict[str, list[str]]]:
+    """Each content word of the query in each other language the lexicon knows, for pages written there."""
+    if lexicon is None:
+        return {}
+    out: dict[str, dict[str, list[str]]] = {}
+    for source, target in sorted(lexicon.pairs):
+        if source == lang:
+            stop, budget = stopwords(target), MAX_TRANSLATED_WORDS
+            for term in terms:
+                found = [w for w in lexicon.translate([term], source, target) if w not in stop]
+                budget -= sum(len(w.split()) for w in found)
+                if found and budget >= 0:
+                    out.setdefault(target, {})[term] = found
+    return out
+
+
+def most_informative(tokens: list[Token], lang: str, limit: int = MAX_QUERY_TERMS) -> list[Token]:
+    """The ``limit`` rarest distinct words (by the language's word frequencies), in the question's order."""
+    distinct = list({t.lemma: t for t in tokens}.values())
+    if len(distinct) <= limit:
+        return distinct
+    rarest = set(sorted(distinct, key=lambda t: word_log_prob(t.text, lang))[:limit])
+    return [t for t in distinct if t in rarest]
+
+
+def within_clause_budget(resolved: ResolvedQuery, lang: str, lemmatizer: Lemmatizer) -> ResolvedQuery:
+    """A question with more content words than a query can carry (a pasted paragraph, a stack trace) is
+    searched by its most informative ones; earlier turns' terms are cut to the same count."""
+    tokens = content_tokens(resolved.text, lang, lemmatizer)
+    if len({t.lemma for t in tokens}) <= MAX_QUERY_TERMS and len(resolved.carried) <= MAX_QUERY_TERMS:
+        return resolved
+    if len({t.lemma for t in tokens}) > MAX_QUERY_TERMS:
+        resolved = replace(resolved, text=" ".join(t.text for t in most_informative(tokens, lang)))
+    return replace(resolved, carried=resolved.carried[:MAX_QUERY_TERMS])
+
+
+def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemmatizer,
+               lexicon: Lexicon | None) -> Query:
+    """The resolved question's content terms and, when a lexicon is given, their translations."""
+    resolved = within_clause_budget(resolved, lang, lemmatizer)
+    lemmas = content_terms(resolved.text, lang, lemmatizer)
+    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang))

@@ -1,0 +1,163 @@
+"""The retrievers: the BM25, k-NN and baseline query bodies, the caller's filters inside each, and running them.
+
+Every body carries the ACL filter, so a restricted page never reaches the fusion. ``run_each`` sends the
+retrievers as one ``_msearch``, a ranked list each; ``run_hybrid`` sends them as one ``hybrid`` query whose
+search pipeline fuses them inside OpenSearch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opensearchpy import OpenSearch
+
+from core.index import VECTOR_FIELDS
+from core.settings import SearchConfig
+from ingest import evidence as kinds
+from search.query import Query, content_tokens
+from text.lemmas import Lemmatizer
+
+SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
+                 "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords",
+                 "meta.term"]
+FILTER_FIELDS = ("space", "kind", "lang", "labels", "source_type")
+ANALYZED_LANGUAGES = ("en", "de", "es")  # the languages the index template gives analyzed copies for
+# Field boosts, set when BM25 was first written and kept since (the bench tunes the fusion weights instead):
+TITLE_BOOST = 2  # a title names what the whole page is about
+HEADING_BOOST = 1.5  # a heading path names what its section is about
+TEXT_BOOST = 1.5  # the evidence's own words, against the context view that repeats its page's and neighbours'
+KEYWORDS_BOOST = 1.5  # the keyword view holds the evidence's most telling terms
+LEMMA_BOOST = 1.5  # the lemma view meets inflected forms and dates ("5. Februar 2025" = "2025-02-05")
+
+
+@dataclass
+class Retriever:
+    """One ranked list to fetch: its query body and its weight in the fusion."""
+
+    body: dict
+    weight: float
+    lexical: bool  # BM25 (the facets are counted on the first lexical retriever)
+
+
+def acl_filter(groups: list[str]) -> dict:
+    """Public evidence (no acl) or evidence shared with one of the caller's groups."""
+    should: list[dict] = [{"bool": {"must_not": {"exists": {"field": "acl"}}}}]
+    if groups:
+        should.append({"terms": {"acl": list(groups)}})
+    return {"bool": {"should": should, "minimum_should_match": 1}}
+
+
+def request_filters(groups: list[str], filters: dict) -> list[dict]:
+    """The ACL filter and the request's facet filters (space, kind, ...) and date range."""
+    clauses = [acl_filter(groups)]
+    for name in FILTER_FIELDS:
+        values = filters.get(name)
+        if values:
+            clauses.append({"terms": {name: [values] if isinstance(values, str) else list(values)}})
+    date_range = {op: filters[key] for key, op in (("date_from", "gte"), ("date_to", "lte")) if filters.get(key)}
+    if date_range:
+        clauses.append({"range": {"updated": date_range}})
+    return clauses
+
+
+def _boosted(name: str, boost: float) -> str:
+    return f"{name}^{boost:g}"
+
+
+def text_fields(lang: str) -> list[str]:
+    """The fields BM25 searches, with the analyzed copies of a language the mapping knows."""
+    fields = [_boosted("title", TITLE_BOOST), _boosted("heading_path", HEADING_BOOST), _boosted("text", TEXT_BOOST),
+              "context", _boosted("keywords", KEYWORDS_BOOST), "summary"]
+    if lang in ANALYZED_LANGUAGES:
+        fields += [f"context.{lang}", _boosted(f"title.{lang}", TITLE_BOOST), _boosted(f"text.{lang}", TEXT_BOOST)]
+    return fields
+
+
+def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer: Lemmatizer) -> dict:
+    """BM25 over the question as written; with translations, each page scored in its own language.
+
+    The question as written and its word-by-word translation into each other language are
+    alternatives (``dis_max``): a page takes the better of the two, the translation at
+    ``translation_boost``. So an English page answering a German question competes with German
+    pages on the same concepts, and a German page on the same topic keeps a small edge.
+    Terms carried over from earlier turns weigh ``carried_boost``, a ``hint_share`` of it when the
+    question stands on its own.
+    """
+    resolved, lang = query.resolved, query.lang
+    text = resolved.text
+    if lang != cfg.corpus_language:
+        # Another language's function words are rare in the corpus, so their IDF would lift every page
+        # written in that language ("wie", "es", "bei"); the question's content words are kept.
+        text = " ".join(t.text for t in content_tokens(text, lang, lemmatizer)) or text
+    should: list[dict] = [{"multi_match": {"query": text, "fields": text_fields(lang), "type": "most_fields"}}]
+    if query.lemmas:
+        should.append({"match": {"lemmas": {"query": " ".join(query.lemmas), "boost": LEMMA_BOOST}}})
+    if resolved.carried:
+        carried_boost = cfg.carried_boost * (1.0 if resolved.follow_up else cfg.hint_share)
+        should.append({"match": {"lemmas": {"query": " ".join(resolved.carried), "boost": carried_boost}}})
+    readings = [{"bool": {"should": should}}]
+    for target, by_term in query.translated.items():
+        # A word the list does not know (a name, a number, a product) is searched as written.
+        readings.append({"bool": {"boost": cfg.translation_boost, "should": [
+            {"multi_match": {"query": " ".join(by_term.get(term) or [term]), "type": "most_fields",
+                             "fields": text_fields(target)}} for term in query.lemmas]}})
+    return {"bool": {"must": {"dis_max": {"queries": readings}}, "filter": filters}}
+
+
+def baseline_query(text: str, filters: list[dict]) -> dict:
+    """What an intranet search box does today: BM25 over whole page text, nothing else (for comparison)."""
+    return {"bool": {"must": {"match": {"text": text}},
+                     "filter": [*filters, {"terms": {"kind": [kinds.PAGE, kinds.PDF_PAGE]}}]}}
+
+
+def knn_query(view: str, vector: list[float], k: int, filters: list[dict]) -> dict:
+    return {"knn": {VECTOR_FIELDS[view]: {"vector": vector, "k": k, "filter": {"bool": {"filter": filters}}}}}
+
+
+def dense_texts(query: Query, model_language: str) -> list[str]:
+    """What the embedder reads: the (resolved) question, then its translation into the model's language
+    when the lexicon gives one, since an English-only embedder reads its own language best."""
+    return [query.resolved.dense_text] + [" ".join(w for found in by_term.values() for w in found)
+                                          for target, by_term in query.translated.items() if target == model_language]
+
+
+def knn_retrievers(vectors: list[list[float]], foreign: bool, views: tuple[str, ...], k: int,
+                   filters: list[dict], cfg: SearchConfig) -> list[Retriever]:
+    """A k-NN retriever per vector and view, at the view's weight; the translation's vector (the second)
+    at ``translation_dense_share`` of it, the question's own at ``foreign_dense_share`` when it is written
+    in another language than the model's (the model reads its own language only)."""
+    out = []
+    for i, vector in enumerate(vectors):
+        share = cfg.translation_dense_share if i else (cfg.foreign_dense_share if foreign else 1.0)
+        for view in views:
+            out.append(Retriever(knn_query(view, vector, k, filters), getattr(cfg, f"{view}_weight") * share, False))
+    return out
+
+
+def msearch(client: OpenSearch, index: str, searches: list[dict]) -> list[dict]:
+    """One ``_msearch``; a failed search raises, so a missing ranked list never passes for an empty one."""
+    body: list[dict] = []
+    for s in searches:
+        body += [{"index": index}, s]
+    responses = client.msearch(body=body)["responses"] if body else []
+    for response in responses:
+        if "error" in response:
+            raise RuntimeError(f"OpenSearch search failed: {response['error']}")
+    return responses
+
+
+def run_each(client: OpenSearch, index: str, retrievers: list[Retriever], size: int,
+             aggs: dict) -> list[dict]:
+    """Each retriever's response (``aggs`` on the first lexical one), in retriever order."""
+    searches = [{"size": size, "_source": SOURCE_FIELDS, "query": r.body} for r in retrievers]
+    if retrievers and retrievers[0].lexical:
+        searches[0]["aggs"] = aggs
+    return msearch(client, index, searches)
+
+
+def run_hybrid(client: OpenSearch, index: str, retrievers: list[Retriever], size: int, aggs: dict,
+               processor: dict) -> dict:
+    """One ``hybrid`` query over all retrievers, fused by ``processor`` in a pipeline sent with it."""
+    return client.search(index=index, body={
+        "size": size, "_source": SOURCE_FIELDS, "aggs": aggs,
+        "query": {"hybrid": {"queries": [r.body for r in retrievers]}},
+        "search_pipeline": {"phase_results_processors": [processor]}})

@@ -1,0 +1,59 @@
+"""What goes into a search and what comes out: the request, the conversation's turns, hits and the response.
+
+Plain data, shared by the API, ``evident eval`` and every stage of ``search.searcher``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Turn:
+    """An earlier turn of the conversation: what was asked and what was shown."""
+
+    query: str
+    results: list[dict] = field(default_factory=list)  # at least {"url": ..., "title": ...}
+
+
+@dataclass
+class SearchRequest:
+    query: str
+    k: int = 10
+    page: int = 1
+    groups: list[str] = field(default_factory=list)  # the caller's groups; public evidence is always visible
+    history: list[Turn] = field(default_factory=list)
+    filters: dict = field(default_factory=dict)  # space, kind, lang, labels (lists), date_from, date_to
+    mode: str | None = None  # overrides of SearchConfig for this request (bm25, dense, hybrid, baseline)
+    fusion: str | None = None
+    views: tuple[str, ...] | None = None
+    group: str | None = None
+    use_history: bool | None = None
+
+
+@dataclass
+class Hit:
+    url: str
+    title: str
+    heading_path: list[str]
+    kind: str
+    snippet: str
+    score: float
+    doc_id: str
+    evidence_id: str
+    space: str = ""
+    lang: str = ""
+    breadcrumb: list[str] = field(default_factory=list)
+    more: list[dict] = field(default_factory=list)  # the page's other matching evidence
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    hits: list[Hit]
+    took_ms: int
+    total: int
+    lang: str
+    resolved_query: str
+    facets: dict = field(default_factory=dict)
+    translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations
+    warnings: list[str] = field(default_factory=list)  # an optional stage that failed, and what was done instead

@@ -1,0 +1,126 @@
+"""The search blueprint on the real services: search JSON, conversation POST, errors, health, the page, the
+search log."""
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import signed
+from tests.test_samples import facts_table
+
+FACTS = facts_table()
+
+
+def test_search_returns_hits_with_what_the_search_box_shows(client, sample_corpus):
+    fact = next(f for f in FACTS if f["Kind"] == "rare error code")
+    response = client.get("/api/search", query_string={"q": fact["Query"], "k": 5})
+    assert response.status_code == 200
+    data = response.get_json()
+    assert isinstance(data["took_ms"], int)
+    hit = data["hits"][0]
+    assert hit["url"] == fact["Expected URL"]
+    assert {"url", "title", "heading_path", "kind", "snippet", "score"} <= set(hit)
+    assert "<mark>" in hit["snippet"]
+    assert len(data["hits"]) <= 5
+
+
+def test_a_signed_identity_opens_restricted_pages(client, sample_corpus):
+    fact = next(f for f in FACTS if f["Visible to"] != "everyone")
+    outside = client.get("/api/search", query_string={"q": fact["Query"], "k": 50}).get_json()
+    assert fact["Expected URL"] not in [h["url"] for h in outside["hits"]]
+    inside = client.get("/api/search", query_string={"q": fact["Query"]},
+                        headers=signed("ana", fact["Visible to"])).get_json()
+    assert inside["hits"][0]["url"] == fact["Expected URL"]
+
+
+@pytest.mark.parametrize("headers", [
+    lambda groups: {"X-Evident-Groups": groups},                                        # unsigned
+    lambda groups: signed("ana", groups, secret="guessed"),                             # forged
+    lambda groups: {**signed("ana", "staff"), "X-Evident-Groups": groups},              # groups added
+])
+def test_a_forged_identity_sees_public_results_only(client, sample_corpus, headers):
+    fact = next(f for f in FACTS if f["Visible to"] != "everyone")
+    response = client.get("/api/search", query_string={"q": fact["Query"], "k": 50},
+                          headers=headers(fact["Visible to"]))
+    data = response.get_json()
+    assert response.status_code == 200
+    assert fact["Expected URL"] not in [h["url"] for h in data["hits"]]
+    assert any("identity not accepted" in w for w in data["warnings"])
+
+
+def test_post_with_conversation_resolves_a_follow_up(client, sample_corpus):
+    runbook = next(f for f in FACTS if f["Kind"] == "rare error code")["Expected URL"]
+    body = {"q": "and how do I fix it?",
+            "history": [{"q": "What does the error TS-E4471 mean?", "results": [{"url": runbook}]}]}
+    data = client.post("/api/search", json=body).get_json()
+    assert data["hits"][0]["url"] == runbook
+
+
+@pytest.mark.parametrize("query, needle", [
+    ({}, "q"), ({"q": "x", "k": "ten"}, "k"), ({"q": "x", "k": "0"}, "k"), ({"q": "x", "mode": "magic"}, "mode"),
+    ({"q": "x", "date_from": "abc"}, "date_from"), ({"q": "x", "date_from": "\x00"}, "date_from"),
+    ({"q": "   "}, "q"), ({"q": "x" * 4001}, "q"), ({"q": "x", "page": "1001"}, "page")])
+def test_bad_requests_name_the_parameter(client, query, needle):
+    response = client.get("/api/search", query_string=query)
+    assert response.status_code == 400
+    assert needle in response.get_json()["error"]
+
+
+@pytest.mark.parametrize("body, needle", [
+    ('"a JSON string"', "body"), ("[1, 2]", "body"), ('{"q": "x", "history": null}', "history"),
+    ('{"q": "x", "history": [{"q": "a", "results": 1.5}]}', "history[0].results"),
+    ('{"q": "x", "history": [{"q": "a", "results": [{"title": 3}]}]}', "history[0].results[0].title"),
+    ('{"q": "\\ud800"}', "q"), ('{"q": "x", "history": [' + ", ".join(['{"q": "a"}'] * 51) + "]}", "history")])
+def test_bad_bodies_name_the_parameter(client, body, needle):
+    response = client.post("/api/search", data=body, content_type="application/json")
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert needle in response.get_json()["error"]
+
+
+def test_an_oversized_body_is_refused_before_it_is_read(client):
+    response = client.post("/api/search", data=b"x" * (2 * 1024 * 1024), content_type="application/json")
+    assert response.status_code == 413 and response.get_json()["error"]
+
+
+def test_long_pasted_text_and_deep_pages_are_answered(client, sample_corpus):
+    """A pasted paragraph (more terms than OpenSearch's clause limit allows in one naive query), German
+    and English so translations multiply the terms, and a page far past the last result."""
+    words = ("Wer genehmigt Urlaub Resturlaub verfällt Reisekosten Bahnticket erstattet Homeoffice Regelung "
+             "release test report machine failed boot firmware version escalation matrix runbook postmortem "
+             "timeline action items security contacts onboarding checklist glossary acronym office location "
+             "tenant customer reimbursement train ticket vacation policy remote work sick leave salary band").split()
+    for query in (" ".join(words * 2), "Wie viele Lerntage gibt es " * 12):
+        response = client.get("/api/search", query_string={"q": query})
+        assert response.status_code == 200, response.get_data(as_text=True)[:300]
+        assert response.get_json()["hits"]
+    deep = client.get("/api/search", query_string={"q": "release test report", "k": 100, "page": 1000})
+    assert deep.status_code == 200 and deep.get_json()["hits"] == []
+
+
+def test_the_openapi_document_covers_every_endpoint(client):
+    document = client.get("/api/openapi.json").get_json()
+    assert {"/api/search", "/api/health", "/api/ingest/jobs", "/api/ingest/jobs/{job_id}", "/api/ingest/errors",
+            "/api/ingest/queue"} <= set(document["paths"])
+    parameters = {p["name"] for p in document["paths"]["/api/search"]["get"]["parameters"]}
+    assert {"q", "k", "page", "date_from", "labels"} <= parameters
+
+
+def test_health_reports_every_service(client):
+    response = client.get("/api/health")
+    data = response.get_json()
+    assert response.status_code == 200, data
+    assert data["opensearch"] in ("green", "yellow") and data["redis"] == "ok" and data["workers"] >= 1
+
+
+def test_search_page_is_served(client):
+    response = client.get("/")
+    assert response.status_code == 200 and b"/api/search" in response.data
+
+
+def test_each_search_is_logged_for_the_search_dashboard(client, stores, sample_corpus):
+    from core.index import SEARCHLOG_INDEX
+
+    client.get("/api/search", query_string={"q": "searchlog probe query"})
+    stores.indices.refresh(index=SEARCHLOG_INDEX)
+    logged = stores.search(index=SEARCHLOG_INDEX, body={"query": {"match_phrase": {"q": "searchlog probe query"}}})
+    entry = logged["hits"]["hits"][0]["_source"]
+    assert entry["took_ms"] >= 0 and entry["mode"] == "hybrid" and "at" in entry

@@ -1,0 +1,76 @@
+"""The Redis edge against the real Redis: job records and the corpus keyword statistics."""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+
+import pytest
+
+from core.jobs import JobStore
+
+UPDATES = 150  # per updater: many read-count-write cycles, so two updaters overlap again and again
+OVERLAP = 0.001  # seconds each updater holds the statistics it read, so the other one writes meanwhile
+
+
+@pytest.fixture
+def scratch(settings, stores) -> JobStore:
+    """A store with keys of its own in the test database, apart from the session's jobs and statistics."""
+    return JobStore.from_url(settings.redis.url, prefix=f"evident-test-{uuid.uuid4().hex[:8]}")
+
+
+def test_two_workers_counting_keywords_at_once_lose_no_counts(settings, scratch):
+    start = threading.Barrier(2)
+    failures: list[BaseException] = []
+
+    def count(worker: str) -> None:
+        store = JobStore.from_url(settings.redis.url, prefix=scratch.prefix)  # its own connection, as a worker
+        start.wait()
+        try:
+            for n in range(UPDATES):
+                with store.keyword_stats() as stats:
+                    stats.add(["shared", f"{worker}-{n}"])
+                    time.sleep(OVERLAP)
+        except BaseException as exc:  # noqa: BLE001 - reported by the test thread
+            failures.append(exc)
+
+    threads = [threading.Thread(target=count, args=(name,)) for name in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures
+    with scratch.keyword_stats() as stats:
+        assert stats.n_docs == 2 * UPDATES
+        assert stats.df["shared"] == 2 * UPDATES
+        assert stats.df["a-0"] == stats.df[f"b-{UPDATES - 1}"] == 1 and len(stats.df) == 1 + 2 * UPDATES
+
+
+def test_a_failed_count_adds_nothing(scratch):
+    with pytest.raises(RuntimeError):
+        with scratch.keyword_stats() as stats:
+            stats.add(["lost"])
+            raise RuntimeError("parse failed")
+    with scratch.keyword_stats() as stats:
+        assert stats.n_docs == 0 and stats.df["lost"] == 0
+
+
+def test_a_job_counts_its_outcomes_and_errors(scratch):
+    job_id = scratch.create(3)
+    scratch.count(job_id, "done")
+    scratch.count(job_id, "skipped")
+    scratch.record_error(job_id, "a.pdf", "truncated")
+    scratch.count(job_id, "failed")
+    status = scratch.status(job_id)
+    assert (status.total, status.done, status.skipped, status.failed, status.finished) == (3, 1, 1, 1, True)
+    assert [e["file"] for e in status.errors] == ["a.pdf"] and scratch.recent_errors()[0]["reason"] == "truncated"
+    assert [j.job_id for j in scratch.recent_jobs()] == [job_id]
+    assert scratch.status("nope") is None
+
+
+def test_task_metrics_and_the_queue(scratch):
+    scratch.metric("evident.ingest_file", "succeeded")
+    scratch.metric("evident.ingest_file", "seconds", 0.5)
+    assert scratch.metrics() == {"evident.ingest_file": {"succeeded": 1.0, "seconds": 0.5}}
+    scratch.ping()
+    assert isinstance(scratch.queue_length(), int)

@@ -1,0 +1,37 @@
+"""PDF ruled tables: verbalized, with their rows, and kept out of the passages."""
+from __future__ import annotations
+
+from tests.ingest.sources.pdf_helpers import of_kind
+
+
+def test_table_is_verbalized_and_kept_out_of_passages(structured):
+    tables = of_kind(structured, "table")
+    assert len(tables) == 1
+    table = tables[0]
+    assert table.page == 2 and table.heading_path == ["2 Limits"]
+    assert table.meta == {"table_no": 1, "rows": 3}
+    assert table.text.startswith("Table 1 columns: Expense, Limit, Approval.")
+    rows = of_kind(structured, "table_row")
+    assert [r.meta for r in rows] == [{"table_no": 1, "row_no": n} for n in (1, 2, 3)]
+    assert rows[0].text == "Row 1 in Table 1: Expense is Hotel night, and Limit is EUR 140, and Approval is Team lead"
+    for block in of_kind(structured, "passage"):
+        assert "Hotel night" not in block.text and "Head of unit" not in block.text
+    # reading order: intro passage, table, rows, the note after the table
+    page2 = [b.kind for b in structured.blocks if b.page == 2]
+    assert page2 == ["pdf_page", "passage", "table", "table_row", "table_row", "table_row", "passage", "passage"]
+
+
+def test_handbook_benefits_table(handbook):
+    table = of_kind(handbook, "table")[0]
+    assert table.page == 7 and table.heading_path == ["4 Pay and Benefits", "4.2 Benefits by country"]
+    assert table.text.startswith("Table 1 columns: Benefit, Germany, Czech Republic, USA.")
+    rows = of_kind(handbook, "table_row", 7)
+    assert len(rows) == 6
+    assert rows[0].text.startswith("Row 1 in Table 1: Benefit is Company pension, and Germany is Employer adds 20 %")
+    assert "USA is 401(k) plan with an employer match of up to 4 % of salary" in rows[0].text
+    assert rows[2].text.endswith("USA is Team lunch every Friday")
+    assert "Benefit is Learning budget" in rows[5].text and "EUR 1,500 per calendar year" in rows[5].text
+    for block in of_kind(handbook, "passage"):
+        assert "Team lunch every Friday" not in block.text
+    # the caption after the table stays a passage
+    assert any(b.text.startswith("Table 1: Main benefits by country") for b in of_kind(handbook, "passage", 7))

@@ -1,0 +1,61 @@
+"""The joiners on plain ranked lists: min-max, RRF, view merging, and the server-side pipeline's weights."""
+from __future__ import annotations
+
+import pytest
+
+from search.fusion import fuse, merge_views, min_max, pipeline_processor, rank_one_unit, rank_shares
+
+
+def _hits(*pairs, section: str | None = None) -> list[dict]:
+    return [{"_id": key, "_score": score, "_source": {"section_id": section or key}} for key, score in pairs]
+
+
+def test_min_max_scales_between_lowest_and_highest():
+    assert min_max([4.0, 3.0, 2.0]) == [1.0, 0.5, 0.0]
+    assert min_max([2.0, 2.0]) == [1.0, 1.0]  # all equal: all count fully
+    assert min_max([]) == []
+
+
+def test_rank_shares_under_rrf_and_min_max():
+    assert rank_shares([9.0, 1.0], "rrf", 2.0, 60) == [2.0 / 61, 2.0 / 62]
+    assert rank_shares([9.0, 5.0, 1.0], "minmax", 2.0, 60) == [2.0, 1.0, 0.0]
+
+
+def test_min_max_fusion_is_a_weighted_mean_of_normalized_scores():
+    bm25 = _hits(("a", 10.0), ("b", 5.0), ("c", 0.0))
+    knn = _hits(("c", 0.9), ("a", 0.5), ("b", 0.1))
+    fused = fuse([bm25, knn], "minmax", 60, [3.0, 1.0])
+    assert [h["_id"] for h in fused] == ["a", "b", "c"]
+    assert fused[0]["_score_fused"] == pytest.approx(0.75 + 0.25 * 0.5)
+    assert fused[2]["_score_fused"] == pytest.approx(0.25)
+
+
+def test_rrf_sums_weighted_reciprocal_ranks():
+    fused = fuse([_hits(("a", 3.0), ("b", 2.0)), _hits(("b", 0.9), ("c", 0.8))], "rrf", 60)
+    assert [h["_id"] for h in fused] == ["b", "a", "c"]
+    assert fused[0]["_score_fused"] == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_an_empty_list_takes_no_part():
+    assert [h["_id"] for h in fuse([[], _hits(("a", 1.0))], "minmax", 60)] == ["a"]
+
+
+def test_view_merging_takes_the_top_two_thirds_in_turn_once_per_section():
+    first = _hits(("a", 3.0), ("b", 2.0), ("c", 1.0))
+    second = [{"_id": "x", "_score": 1.0, "_source": {"section_id": "a"}}, *_hits(("d", 0.5), ("e", 0.1))]
+    merged = merge_views([first, second])
+    assert [h["_id"] for h in merged] == ["a", "b", "d"]  # x repeats a's section; depth 3 * 2 // 3 = 2
+    assert [h["_score_fused"] for h in merged] == [1.0, 0.5, 1 / 3]
+    assert fuse([first, second], "merge", 60) == merged
+
+
+def test_rank_one_unit():
+    assert rank_one_unit("rrf", [1.0, 0.3], 60) == 1 / 61
+    assert rank_one_unit("minmax", [1.0, 0.5, 0.5], 60) == 0.5
+
+
+@pytest.mark.parametrize("fusion, name", [("rrf", "score-ranker-processor"), ("minmax", "normalization-processor")])
+def test_pipeline_weights_sum_to_one(fusion, name):
+    processor = pipeline_processor(fusion, [1.0, 0.3, 0.15], 60)
+    weights = processor[name]["combination"]["parameters"]["weights"]
+    assert sum(weights) == pytest.approx(1.0, abs=1e-9) and weights[0] == round(1 / 1.45, 6)

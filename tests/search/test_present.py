@@ -1,0 +1,59 @@
+"""Snippets, hits with their page's other evidence, facets and paging, on plain data."""
+from __future__ import annotations
+
+from search.grouping import Group
+from search.present import facet_counts, highlight_terms, hits, page_of, snippet
+from search.query import Query, ResolvedQuery
+
+
+def test_snippet_marks_whole_words_and_escapes_html():
+    text = "Reset the <VPN> password; the VPNs are reset nightly."
+    marked = snippet(text, {"vpn", "reset", "is"})
+    assert marked.startswith("<mark>Reset</mark> the &lt;<mark>VPN</mark>&gt;")
+    assert "VPNs" in marked and "<mark>VPNs" not in marked
+
+
+def test_snippet_opens_a_third_of_its_width_before_the_first_match():
+    text = "x" * 300 + " needle " + "y" * 300
+    marked = snippet(text, {"needle"}, width=90)
+    assert marked.startswith("…" + "x" * 29 + " <mark>needle</mark>") and marked.endswith("…")
+
+
+def test_snippet_without_terms_is_the_escaped_opening():
+    assert snippet("a < b", set()) == "a &lt; b"
+    assert snippet("", {"term"}) == ""
+
+
+def _evidence(key: str, kind: str, text: str, score: float) -> dict:
+    return {"_id": key, "_score_fused": score,
+            "_source": {"url": "https://wiki/p", "title": "P", "kind": kind, "text": text, "id": key}}
+
+
+def test_a_hit_lists_up_to_three_other_evidence_without_page_units_or_repeats():
+    items = [_evidence("1", "passage", "buoy one", 0.9), _evidence("2", "page", "buoy page", 0.8),
+             _evidence("3", "passage", "buoy one", 0.7), _evidence("4", "list", "buoy two", 0.6),
+             _evidence("5", "table", "buoy three", 0.5), _evidence("6", "code", "buoy four", 0.4),
+             _evidence("7", "passage", "buoy five", 0.3)]
+    (hit,) = hits([Group(items, 1.23456789)], {"buoy"})
+    assert hit.score == 1.234568 and hit.evidence_id == "1"
+    assert [m["snippet"] for m in hit.more] == ["<mark>buoy</mark> two", "<mark>buoy</mark> three",
+                                                "<mark>buoy</mark> four"]
+
+
+def test_hits_are_ordered_by_score_and_paged():
+    ranked = hits([Group([_evidence("1", "passage", "a", 0.1)], 0.1),
+                   Group([_evidence("2", "passage", "b", 0.2)], 0.2)], set())
+    assert [h.evidence_id for h in ranked] == ["2", "1"]
+    assert [h.evidence_id for h in page_of(ranked, 1, 2)] == ["1"]
+
+
+def test_facet_counts_come_from_the_responses_with_aggregations():
+    responses = [{"aggregations": {"space": {"buckets": [{"key": "OPS", "doc_count": 3}]}}}, {"hits": {}}]
+    assert facet_counts(responses) == {"space": {"OPS": 3}}
+
+
+def test_highlight_terms_take_lemmas_carried_terms_translations_and_words():
+    query = Query("Wie viele Lerntage?", "de", ResolvedQuery("Wie viele Lerntage?", ["budget"], "", [], False),
+                  ["lerntag"], {"en": {"lerntag": ["learn", "day"]}})
+    assert highlight_terms(query) >= {"lerntag", "budget", "learn", "day", "lerntage"}
+    assert "wie" not in highlight_terms(query)

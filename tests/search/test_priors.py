@@ -1,0 +1,63 @@
+"""The priors on plain fused lists: template twins, index-term anchors, the follow-up page. No services."""
+from __future__ import annotations
+
+import pytest
+
+from core.settings import SearchConfig
+from search.priors import apply_priors, follow_up_prior, names_a_twin, term_anchor_boost, twin_penalty
+from search.query import Query, ResolvedQuery, identifiers
+from text.lemmas import Lemmatizer
+
+
+@pytest.mark.parametrize("query, title, twin", [
+    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX 4.1.2 Release Test Report", True),
+    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX 4.0 Release Test Report", False),
+    ("Why was the E5 not tested with the final build of HVX 4.0?", "HVX Known Issues", False),  # names none
+    ("Who was absent on 5 February?", "2025-01-29 Hypervisor Weekly Sync", True),
+    ("Who was absent on 5 February?", "2025-02-05 Hypervisor Weekly Sync", False),
+    ("To which date was the HVX 4.2 code freeze moved?", "2025-01-29 Hypervisor Weekly Sync", False),  # a date
+    ("Salary bands for 2025", "Gehaltsrunde 2025 – Ablauf", False),  # a bare number is no identifier
+])
+def test_a_page_titled_with_another_version_or_date_is_a_twin(query, title, twin):
+    asked = identifiers(query, "en", Lemmatizer())
+    assert names_a_twin(asked, identifiers(title, "", None)) is twin
+
+
+def _item(url: str, title: str, score: float, term: str = "") -> dict:
+    return {"_id": url + title, "_score_fused": score,
+            "_source": {"url": url, "title": title, **({"meta": {"term": term}} if term else {})}}
+
+
+def test_twin_penalty_sets_back_every_evidence_of_the_twin_page():
+    fused = [_item("a", "HVX 4.1.2 Release Test Report", 1.0), _item("a", "HVX 4.1.2 Release Test Report", 0.5),
+             _item("b", "HVX 4.0 Release Test Report", 0.9)]
+    twin_penalty(fused, {"version": {"4.0"}}, 0.25)
+    assert [it["_score_fused"] for it in fused] == [0.75, 0.25, 0.9]
+
+
+def test_no_twin_penalty_when_the_query_names_nothing():
+    fused = [_item("a", "HVX 4.1.2 Release Test Report", 1.0)]
+    twin_penalty(fused, {}, 0.25)
+    assert fused[0]["_score_fused"] == 1.0
+
+
+def test_an_anchor_whose_term_the_query_names_is_lifted_as_a_whole_word():
+    fused = [_item("a", "Glossary", 0.5, term="Set"), _item("b", "Index", 0.5, term="Record")]
+    term_anchor_boost(fused, "What is a record set in the theory?", 1.0)
+    assert [it["_score_fused"] for it in fused] == [1.5, 1.5]
+    term_anchor_boost(fused, "What is a settlement?", 1.0)  # "set" only inside a word
+    assert [it["_score_fused"] for it in fused] == [1.5, 1.5]
+
+
+def test_the_follow_up_page_gets_its_prior():
+    fused = [_item("a", "A", 0.5), _item("b", "B", 0.5)]
+    follow_up_prior(fused, ["b"], 0.2)
+    assert [it["_score_fused"] for it in fused] == [0.5, 0.7]
+
+
+def test_apply_priors_reorders_in_rank_one_units():
+    query = Query("and for HVX 4.0?", "en", ResolvedQuery("and for HVX 4.0?", [], "", ["b"], True), [], {})
+    fused = [_item("a", "HVX 4.1 Release Test Report", 1.0), _item("b", "HVX 4.0 Release Test Report", 0.9)]
+    ranked = apply_priors(fused, query, Lemmatizer(), 0.5, SearchConfig())
+    assert [it["_source"]["url"] for it in ranked] == ["b", "a"]
+    assert [it["_score_fused"] for it in ranked] == [0.9 + 0.5, 1.0 - 0.25]

@@ -1,0 +1,44 @@
+"""Query understanding on plain text: content terms, identifiers, translations. No services."""
+from __future__ import annotations
+
+import pytest
+
+from search.lexicon import Lexicon
+from search.query import ResolvedQuery, content_terms, identifiers, translations, understand, words
+from text.lemmas import Lemmatizer
+
+
+@pytest.fixture(scope="module")
+def lemmatizer() -> Lemmatizer:
+    return Lemmatizer()
+
+
+def test_german_nouns_on_the_stop_list_are_kept(lemmatizer):
+    terms = content_terms("An welchem Tag wird das Gehalt gezahlt?", "de", lemmatizer)
+    assert "tag" in [t.lower() for t in terms] and "welch" not in terms
+
+
+def test_dates_give_iso_tokens(lemmatizer):
+    assert "2025-02-05" in content_terms("Who was absent on 5 February 2025?", "en", lemmatizer)
+
+
+def test_identifiers_by_kind(lemmatizer):
+    assert identifiers("HVX 4.1.2 rc1 on 2025-02-05", "en", lemmatizer) == {
+        "date": {"2025-02-05", "--02-05"}, "version": {"4.1.2"}, "code": {"rc1"}}
+    assert identifiers("Salary bands 2025", "", None) == {}
+
+
+def test_words_keep_versions_and_codes_whole():
+    assert words("HVX 4.1.2 and hvx-2588?") == ["hvx", "4.1.2", "and", "hvx-2588"]
+
+
+def test_translations_drop_the_target_languages_stop_words():
+    lexicon = Lexicon({("de", "en"): {"tag": ["day", "the"]}, ("en", "de"): {}})
+    assert translations(lexicon, ["tag", "xyz"], "de") == {"en": {"tag": ["day"]}}
+    assert translations(None, ["tag"], "de") == {}
+
+
+def test_understand_reads_the_resolved_question(lemmatizer):
+    resolved = ResolvedQuery("Which buoy models?", ["harbour"], "Which buoy models?", [], False)
+    query = understand("Which buoy models?", "en", resolved, lemmatizer, None)
+    assert query.lemmas == ["buoy", "model"] and query.translated == {} and query.resolved is resolved

@@ -1,0 +1,57 @@
+"""The retrievers' query bodies on plain data: filters, fields, readings, k-NN weights. No services."""
+from __future__ import annotations
+
+from core.settings import SearchConfig
+from search.query import Query, ResolvedQuery
+from search.retrievers import acl_filter, bm25_query, dense_texts, knn_retrievers, request_filters, text_fields
+from text.lemmas import Lemmatizer
+
+
+def test_acl_filter_admits_public_evidence_and_the_callers_groups():
+    assert acl_filter([]) == {"bool": {"should": [{"bool": {"must_not": {"exists": {"field": "acl"}}}}],
+                                       "minimum_should_match": 1}}
+    assert {"terms": {"acl": ["hr"]}} in acl_filter(["hr"])["bool"]["should"]
+
+
+def test_request_filters():
+    clauses = request_filters(["hr"], {"space": "OPS", "kind": ["table", "list"], "date_from": "2025-01-01"})
+    assert clauses[0] == acl_filter(["hr"])
+    assert {"terms": {"space": ["OPS"]}} in clauses and {"terms": {"kind": ["table", "list"]}} in clauses
+    assert {"range": {"updated": {"gte": "2025-01-01"}}} in clauses
+
+
+def test_text_fields_carry_their_boosts_and_the_languages_analyzed_copies():
+    assert text_fields("fr") == ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
+    assert text_fields("de")[-3:] == ["context.de", "title.de^2", "text.de^1.5"]
+
+
+def _query(text: str, lang: str, carried=(), follow_up=False, translated=None, lemmas=()) -> Query:
+    return Query(text, lang, ResolvedQuery(text, list(carried), text, [], follow_up), list(lemmas), translated or {})
+
+
+def test_bm25_carried_terms_weigh_less_when_the_question_stands_alone():
+    cfg = SearchConfig()
+    for follow_up, boost in ((True, cfg.carried_boost), (False, cfg.carried_boost * cfg.hint_share)):
+        body = bm25_query(_query("buoy", "en", ["harbour"], follow_up, lemmas=["buoy"]), [], cfg, Lemmatizer())
+        should = body["bool"]["must"]["dis_max"]["queries"][0]["bool"]["should"]
+        assert should[-1] == {"match": {"lemmas": {"query": "harbour", "boost": boost}}}
+
+
+def test_bm25_a_translation_is_a_second_reading():
+    cfg = SearchConfig()
+    query = _query("Wie viele Lerntage gibt es?", "de", translated={"en": {"lerntag": ["learn", "day"]}},
+                   lemmas=["lerntag", "geben"])
+    readings = bm25_query(query, [], cfg, Lemmatizer())["bool"]["must"]["dis_max"]["queries"]
+    assert readings[0]["bool"]["should"][0]["multi_match"]["query"] == "Lerntage"  # content words only
+    assert readings[1]["bool"]["boost"] == cfg.translation_boost
+    assert [m["multi_match"]["query"] for m in readings[1]["bool"]["should"]] == ["learn day", "geben"]
+
+
+def test_dense_side_reads_the_translation_at_a_share():
+    cfg = SearchConfig()
+    query = _query("Lerntage?", "de", translated={"en": {"lerntag": ["learn", "day"]}})
+    assert dense_texts(query, "en") == ["Lerntage?", "learn day"]
+    retrievers = knn_retrievers([[0.0], [1.0]], True, ("context",), 10, [], cfg)
+    assert [r.weight for r in retrievers] == [cfg.context_weight * cfg.foreign_dense_share,
+                                              cfg.context_weight * cfg.translation_dense_share]
+    assert not any(r.lexical for r in retrievers)
