@@ -11,9 +11,24 @@ from api.schema import spec
 from api.search import search
 from core.index import connect
 from core.jobs import JobStore
+from core.searchlog import SearchLog
 from core.settings import Settings, load_settings
 from search.searcher import Searcher
 from workers.app import create_app as create_celery
+
+
+# No inline script or style anywhere (the page's script and style are files), nothing framed, no
+# third-party origin: a result snippet that slipped markup past escaping still runs nothing.
+CONTENT_SECURITY_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                           "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+SECURITY_HEADERS = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Content-Type-Options": "nosniff",
+                    "Referrer-Policy": "same-origin"}
+
+
+def security_headers(response):
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    return response
 
 
 def create_app(settings: Settings | None = None, searcher: Searcher | None = None) -> Flask:
@@ -27,6 +42,7 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
         "opensearch": client,
         "searcher": searcher or Searcher.from_settings(settings, client),
         "jobs": JobStore.from_url(settings.redis.url),
+        "searchlog": SearchLog(client),
         "celery": create_celery(settings),  # for worker status only; tasks are queued by `evident ingest`
     }
     app.register_blueprint(search)
@@ -34,4 +50,5 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
     spec.register(app)
     app.add_url_rule("/api/openapi.json", "openapi_document", lambda: jsonify(spec.spec))
     errors.install(app)
+    app.after_request(security_headers)
     return app

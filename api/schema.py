@@ -20,6 +20,9 @@ from search.schema import SearchResponse
 
 MAX_K = 100  # hits per page: more than a search box shows, few enough to answer fast
 MAX_PAGE = 1000  # deeper than anyone pages; a page past the last result is simply empty
+ID_PATTERN = r"^[A-Za-z0-9_-]*$"  # session and search ids: what the page and the log make, nothing else
+MAX_ID_CHARS = 64  # a UUID in any spelling fits
+MAX_URL_CHARS = 2048  # longer than any page URL a wiki or a site gives
 HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is neither space nor control
 
 # spectree leaves every route under its own path out of the document, so it gets a path of its own;
@@ -65,6 +68,8 @@ class SearchParams(BaseModel):
     source_type: StrList = Field(default_factory=list, description="confluence, html or pdf")
     date_from: datetime.date | None = Field(None, description="pages updated on or after (YYYY-MM-DD)")
     date_to: datetime.date | None = Field(None, description="pages updated on or before (YYYY-MM-DD)")
+    session: str = Field("", max_length=MAX_ID_CHARS, pattern=ID_PATTERN,
+                         description="the search box's session id, for the search log (optional)")
 
     @field_validator("q")
     @classmethod
@@ -106,6 +111,15 @@ class SearchBody(SearchParams):
 
     history: list[HistoryTurn] = Field(default_factory=list, max_length=ApiConfig.max_history_turns,
                                        description="earlier turns, oldest first (up to [api] max_history_turns)")
+
+
+class Click(BaseModel):
+    """``POST /api/click``: the search box opened a result of a search."""
+
+    search_id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN,
+                           description="the ``search_id`` of the answer the result was on")
+    url: str = Field(max_length=MAX_URL_CHARS)
+    rank: int = Field(ge=1, le=MAX_K * MAX_PAGE, description="1-based position of the result in the answer")
 
 
 class SearchResult(RootModel[SearchResponse]):

@@ -1,4 +1,5 @@
-"""Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/health``.
+"""Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/click``
+(a result opened, for the search log), ``/api/health``.
 
 The caller's principals come from ``api.identity`` (never from a header anyone can set); a presented
 identity that fails verification is served public results with a warning saying why.
@@ -12,8 +13,8 @@ from spectree import Response
 
 from api.errors import BadRequest
 from api.identity import Caller
-from api.schema import Error, Health, SearchBody, SearchParams, SearchResult, spec
-from core.index import log_search
+from api.schema import Click, Error, Health, SearchBody, SearchParams, SearchResult, spec
+from core.searchlog import anonymised
 from search.schema import SearchRequest, Turn
 
 search = Blueprint("search", __name__)
@@ -78,12 +79,22 @@ def answer(params: SearchParams):
     response = ev["searcher"].search(search_request)
     if caller.refused:
         response.warnings.append(f"identity not accepted ({caller.refused}); showing public results only")
-    try:
-        log_search(ev["opensearch"], response.query, response.took_ms, response.total, response.lang,
-                   search_request.mode or ev["settings"].search.mode)
-    except Exception as exc:  # noqa: BLE001 - a lost log line must not fail the user's search
-        current_app.logger.warning("search log not written: %s", exc)
+    settings = ev["settings"]
+    who = caller.user or ",".join(caller.groups)
+    response.search_id = ev["searchlog"].search(
+        response.query, response.took_ms, response.total, response.lang, search_request.mode or settings.search.mode,
+        caller=anonymised(who, settings.api.caller_id_salt), session=params.session)
     return jsonify(asdict(response))
+
+
+@search.post("/api/click")
+@spec.validate(json=Click, resp=Response("HTTP_204", HTTP_404=Error, **ERRORS), tags=["search"])
+def click():
+    """A result of a search was opened: counted on that search's log line (for click-through by rank)."""
+    body: Click = request.context.json
+    if not _evident()["searchlog"].click(body.search_id, body.url, body.rank):
+        return jsonify({"error": f"search_id: no search {body.search_id!r} in the search log", "errors": []}), 404
+    return "", 204
 
 
 @search.get("/api/health")

@@ -1,8 +1,9 @@
 """Core: the one settings object and the adapters every upper floor shares.
 
 Lives here: ``settings`` (defaults, ``evident.toml``, ``EVIDENT_*`` environment), ``index`` (the
-OpenSearch edge: template, alias, pipelines, bulk writes, the search log), ``jobs`` (the Redis edge:
-job records, errors, fingerprints, keyword statistics), and the models: ``embedding``
+OpenSearch edge: templates, alias, pipelines, bulk writes, reindex), ``jobs`` (the Redis edge:
+job records, errors, fingerprints, keyword statistics), ``searchlog`` (the search log and its clicks,
+written in the background), and the models: ``embedding``
 (sentence-transformers) and ``llm`` (one OpenAI-compatible chat call).
 Only this package talks to OpenSearch and Redis. May import: ``ingest`` (the evidence model and its
 config), ``text``, ``mappings``; never ``search``, ``workers``, ``api`` or ``evident``.

@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 
 from opensearchpy import OpenSearch, helpers
 
+from core.searchlog import SEARCHLOG_INDEX
 from core.settings import Settings
 from mappings import MAPPINGS_DIR
 
-SEARCHLOG_INDEX = "evident-searchlog"
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
 BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent again; doubles each retry
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
@@ -50,7 +50,10 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
     """Create or update the template, the alias with its first index, and the search pipelines. Idempotent."""
     alias = settings.opensearch.index_alias
     client.indices.put_index_template(name=alias, body=index_template(alias, settings.embedding.dimension))
-    client.indices.put_index_template(name=SEARCHLOG_INDEX, body=load_json("searchlog-template.json"))
+    searchlog = load_json("searchlog-template.json")
+    client.indices.put_index_template(name=SEARCHLOG_INDEX, body=searchlog)
+    if client.indices.exists(index=SEARCHLOG_INDEX):  # a log from an earlier version gains the new fields
+        client.indices.put_mapping(index=SEARCHLOG_INDEX, body=searchlog["template"]["mappings"])
     report = {"template": alias, "alias": alias, "created_index": None, "pipelines": []}
     if not client.indices.exists_alias(name=alias):
         index = new_index_name(alias)
@@ -61,12 +64,6 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
             client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
             report["pipelines"].append(name)
     return report
-
-
-def log_search(client: OpenSearch, query: str, took_ms: int, hits: int, lang: str, mode: str) -> None:
-    """One line of the search log that the "Evident search" dashboard reads."""
-    client.index(index=SEARCHLOG_INDEX, body={"at": datetime.now(timezone.utc).isoformat(), "q": query,
-                                              "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode})
 
 
 def new_index_name(alias: str) -> str:

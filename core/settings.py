@@ -131,6 +131,7 @@ class ApiConfig:
     max_query_chars: int = 4000  # a pasted paragraph or stack trace fits; a pasted document does not
     max_history_turns: int = 50  # far more than a conversation in a search box runs to
     max_body_bytes: int = 1_048_576  # 1 MiB: 50 turns with their shown results fit many times over
+    caller_id_salt: str = ""  # keys the callers' pseudonyms in the search log: set a secret so they cannot be recomputed
 
 
 @dataclass

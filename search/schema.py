@@ -57,3 +57,4 @@ class SearchResponse:
     facets: dict = field(default_factory=dict)
     translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations
     warnings: list[str] = field(default_factory=list)  # an optional stage that failed, and what was done instead
+    search_id: str = ""  # the search log's id of this answer, sent back with a click (set by the API)

@@ -111,16 +111,40 @@ def test_health_reports_every_service(client):
     assert data["opensearch"] in ("green", "yellow") and data["redis"] == "ok" and data["workers"] >= 1
 
 
-def test_search_page_is_served(client):
+def test_search_page_is_served_without_inline_script(client):
     response = client.get("/")
-    assert response.status_code == 200 and b"/api/search" in response.data
+    assert response.status_code == 200 and b"/api/openapi.json" in response.data
+    assert b"<script>" not in response.data and b"<style>" not in response.data
+    assert "script-src 'self'" in response.headers["Content-Security-Policy"]
+    assert "unsafe-inline" not in response.headers["Content-Security-Policy"]
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    script = client.get("/static/search.js")
+    assert script.status_code == 200 and b"/api/search" in script.data
+    assert "safeUrl" in script.get_data(as_text=True)  # javascript: or relative links are never clickable
+    assert client.get("/api/search", query_string={"q": "x"}).headers["Referrer-Policy"] == "same-origin"
 
 
-def test_each_search_is_logged_for_the_search_dashboard(client, stores, sample_corpus):
-    from core.index import SEARCHLOG_INDEX
+def test_each_search_and_click_is_logged_for_the_search_dashboard(app, client, stores, sample_corpus):
+    from core.searchlog import SEARCHLOG_INDEX
 
-    client.get("/api/search", query_string={"q": "searchlog probe query"})
+    answer = client.get("/api/search", query_string={"q": "searchlog probe query", "session": "s-1"},
+                        headers=signed("ana", "staff")).get_json()
+    app.extensions["evident"]["searchlog"].flush()
+    clicked = {"search_id": answer["search_id"], "url": "https://wiki.example.com/x", "rank": 2}
+    assert client.post("/api/click", json=clicked).status_code == 204
+    assert client.post("/api/click", json={**clicked, "rank": 1}).status_code == 204
     stores.indices.refresh(index=SEARCHLOG_INDEX)
-    logged = stores.search(index=SEARCHLOG_INDEX, body={"query": {"match_phrase": {"q": "searchlog probe query"}}})
-    entry = logged["hits"]["hits"][0]["_source"]
-    assert entry["took_ms"] >= 0 and entry["mode"] == "hybrid" and "at" in entry
+    entry = stores.get(index=SEARCHLOG_INDEX, id=answer["search_id"])["_source"]
+    assert entry["q"] == "searchlog probe query" and entry["took_ms"] >= 0 and entry["mode"] == "hybrid"
+    assert entry["session"] == "s-1" and entry["caller"] and "ana" not in entry["caller"]
+    assert entry["clicks"] == 2 and entry["first_click_rank"] == 2 and entry["clicked_url"] == clicked["url"]
+
+
+@pytest.mark.parametrize("body, status", [
+    ({"search_id": "0" * 32, "url": "https://wiki.example.com/x", "rank": 1}, 404),  # no such search
+    ({"search_id": "../../_delete", "url": "u", "rank": 1}, 400),
+    ({"search_id": "abc", "url": "u", "rank": 0}, 400),
+])
+def test_a_click_on_no_known_search_is_refused(client, sample_corpus, body, status):
+    response = client.post("/api/click", json=body)
+    assert response.status_code == status and response.get_json()["error"]

@@ -1,0 +1,100 @@
+"""The search log at the edge: one document per search, written in the background, and the clicks on it.
+
+Each search is a document of ``evident-searchlog`` under its own ``search_id`` (query, language, hits,
+took, mode, the caller's anonymised id, the session). A click (``POST /api/click``) updates that
+document in place: ``clicks`` and ``first_click_rank``, so the Dashboards and the admin summary read
+no-click queries and click-through by rank straight from one index, without joining events.
+
+Searches are queued and written by a daemon thread with ``helpers.bulk`` in batches of what has
+arrived, so a slow or absent OpenSearch never slows an answer; a batch that fails is logged and
+dropped (the log is statistics, not data).
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import queue
+import threading
+import uuid
+from datetime import datetime, timezone
+
+from opensearchpy import OpenSearch, helpers
+from opensearchpy.exceptions import NotFoundError, OpenSearchException
+
+SEARCHLOG_INDEX = "evident-searchlog"
+QUEUE_LIMIT = 10_000  # searches held while OpenSearch is away; past it new lines are dropped, not the answers
+BATCH_LIMIT = 500  # lines per bulk request: one request even when the API is busiest
+CLICK_RETRIES = 3  # two clicks on one search at once: the second is applied again, not lost
+ERROR_CHARS = 300  # of a refused line's error: the reason, not the whole line
+CALLER_ID_BYTES = 8  # enough to count distinct callers, too short to be a directory of who searched
+CLICK_SCRIPT = ("ctx._source.clicks = (ctx._source.clicks == null ? 0 : ctx._source.clicks) + 1; "
+                "if (ctx._source.first_click_rank == null) { ctx._source.first_click_rank = params.rank; "
+                "ctx._source.clicked_url = params.url; }")
+log = logging.getLogger(__name__)
+
+
+def anonymised(principal: str | None, salt: str) -> str:
+    """A stable pseudonym of a caller (keyed hash); '' for an anonymous one."""
+    if not principal:
+        return ""
+    return hashlib.blake2b(principal.encode(), key=salt.encode()[:64], digest_size=CALLER_ID_BYTES).hexdigest()
+
+
+class SearchLog:
+    """Writes search lines in the background; ``click`` records a result opened from a search."""
+
+    def __init__(self, client: OpenSearch):
+        self.client = client
+        self._lines: queue.Queue[dict] = queue.Queue(maxsize=QUEUE_LIMIT)
+        self._writer: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def search(self, query: str, took_ms: int, hits: int, lang: str, mode: str, caller: str = "",
+               session: str = "") -> str:
+        """Queue one search line; returns its ``search_id`` for the clicks that follow."""
+        search_id = uuid.uuid4().hex
+        line = {"_index": SEARCHLOG_INDEX, "_id": search_id, "at": datetime.now(timezone.utc).isoformat(),
+                "q": query, "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode, "caller": caller,
+                "session": session}
+        self._start()
+        try:
+            self._lines.put_nowait(line)
+        except queue.Full:
+            log.warning("search log queue full: a search line was dropped")
+        return search_id
+
+    def click(self, search_id: str, url: str, rank: int) -> bool:
+        """Count a result opened from a search (the first click's rank and URL are kept); False when no
+        search has that id."""
+        try:
+            self.client.update(index=SEARCHLOG_INDEX, id=search_id, retry_on_conflict=CLICK_RETRIES,
+                               body={"script": {"source": CLICK_SCRIPT, "lang": "painless",
+                                                "params": {"rank": rank, "url": url}}})
+        except NotFoundError:
+            return False
+        return True
+
+    def flush(self) -> None:
+        """Wait until every queued line has been written (tests, shutdown)."""
+        self._lines.join()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._writer is None or not self._writer.is_alive():
+                self._writer = threading.Thread(target=self._write_forever, name="searchlog", daemon=True)
+                self._writer.start()
+
+    def _write_forever(self) -> None:
+        while True:
+            batch = [self._lines.get()]
+            while len(batch) < BATCH_LIMIT and not self._lines.empty():
+                batch.append(self._lines.get_nowait())
+            try:
+                _, failed = helpers.bulk(self.client, batch, raise_on_error=False)
+                if failed:
+                    log.warning("search log: %d lines refused, e.g. %s", len(failed), str(failed[0])[:ERROR_CHARS])
+            except OpenSearchException as exc:
+                log.warning("search log: %d lines not written: %s", len(batch), exc)
+            finally:
+                for _ in batch:
+                    self._lines.task_done()
