@@ -1,26 +1,33 @@
-"""Admin endpoints: ingest jobs, recorded errors, queue length and task metrics.
+"""Admin endpoints: ingest jobs, recorded errors (and their retry), queue length and task metrics, and the
+console's summary (index, queue, jobs, errors, search analytics); the console page itself at ``/admin``.
 
-Only for admins (``api.identity``: a member of ``[auth] admin_group`` or the bearer of the admin
+The endpoints are only for admins (``api.identity``: a member of ``[auth] admin_group`` or the bearer of the admin
 token): an anonymous or unverified caller gets 401, any other caller 403. Nothing here returns a
 secret or a token.
 """
 from __future__ import annotations
 
 from dataclasses import asdict
+from pathlib import Path
 
-from flask import Blueprint, current_app, jsonify
+from flask import Blueprint, current_app, jsonify, request
 from spectree import Response
 
-from api.schema import Error, Listing, Record, spec
+from api.schema import Error, Listing, Record, Retry, SummaryParams, spec
 from api.search import current_caller
+from core.index import evidence_stats
 from core.jobs import INGEST_QUEUE
+from workers.folder import CorpusFile
+from workers.submit import queue_files
 
-admin = Blueprint("admin", __name__, url_prefix="/api/ingest")
+admin = Blueprint("admin", __name__)
 REFUSED = {"HTTP_401": Error, "HTTP_403": Error}
 
 
 @admin.before_request
 def admins_only():
+    if request.endpoint == "admin.console":
+        return None  # the page is static; every figure on it comes from the endpoints below
     caller = current_caller()
     if current_app.extensions["evident"]["auth"].is_admin(caller):
         return None
@@ -34,14 +41,14 @@ def _jobs():
     return current_app.extensions["evident"]["jobs"]
 
 
-@admin.get("/jobs")
+@admin.get("/api/ingest/jobs")
 @spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
 def jobs():
     """Recent ingest jobs with their counts."""
     return jsonify([asdict(j) | {"finished": j.finished} for j in _jobs().recent_jobs()])
 
 
-@admin.get("/jobs/<job_id>")
+@admin.get("/api/ingest/jobs/<job_id>")
 @spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
 def job(job_id: str):
     """One ingest job, with its recorded errors (file and reason)."""
@@ -51,16 +58,50 @@ def job(job_id: str):
     return jsonify(asdict(status) | {"finished": status.finished})
 
 
-@admin.get("/errors")
+@admin.get("/api/ingest/errors")
 @spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
 def errors():
     """The last recorded ingest errors of any job."""
     return jsonify(_jobs().recent_errors())
 
 
-@admin.get("/queue")
+@admin.get("/api/ingest/queue")
 @spec.validate(resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"])
 def queue():
     """Files waiting in the ingest queue and per-task metrics."""
     store = _jobs()
     return jsonify({"queue": INGEST_QUEUE, "waiting": store.queue_length(), "metrics": store.metrics()})
+
+
+@admin.post("/api/ingest/retry")
+@spec.validate(json=Retry, resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+def retry():
+    """Queue a file again that a job recorded an error for (from the path the worker read it at)."""
+    body: Retry = request.context.json
+    ev = current_app.extensions["evident"]
+    failed = next((e for e in _jobs().recent_errors() if e.get("job") == body.job and e.get("file") == body.file
+                   and e.get("path")), None)
+    if failed is None:
+        return jsonify({"error": f"no recorded error of {body.file!r} in job {body.job!r} to retry", "errors": []}), 404
+    job_id = queue_files(ev["celery"], _jobs(), [CorpusFile(Path(failed["path"]), failed["file"])], force=True)
+    return jsonify({"job_id": job_id, "file": failed["file"]})
+
+
+@admin.get("/api/admin/summary")
+@spec.validate(query=SummaryParams, resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"])
+def summary():
+    """Everything the console shows: the index, the queue, recent jobs and errors, search analytics."""
+    ev, store = current_app.extensions["evident"], _jobs()
+    return jsonify({"index": evidence_stats(ev["opensearch"], ev["settings"]),
+                    "queue": {"queue": INGEST_QUEUE, "waiting": store.queue_length()},
+                    "jobs": [asdict(j) | {"finished": j.finished} for j in store.recent_jobs()],
+                    "errors": store.recent_errors(),
+                    "searches": ev["searchlog"].summary(request.context.query.days)})
+
+
+@admin.get("/admin")
+@spec.validate(resp=Response("HTTP_200"), tags=["admin"])
+def console():
+    """The admin console (HTML); it asks the endpoints above for its figures."""
+    with open(f"{current_app.static_folder}/admin.html", "rb") as page_file:
+        return current_app.response_class(page_file.read(), mimetype="text/html")

@@ -42,7 +42,7 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
         "opensearch": client,
         "searcher": searcher or Searcher.from_settings(settings, client),
         "jobs": JobStore.from_url(settings.redis.url),
-        "searchlog": SearchLog(client),
+        "searchlog": SearchLog(client, settings.opensearch.searchlog_index),
         "celery": create_celery(settings),  # for worker status only; tasks are queued by `evident ingest`
     }
     app.register_blueprint(search)

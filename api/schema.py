@@ -23,6 +23,8 @@ MAX_PAGE = 1000  # deeper than anyone pages; a page past the last result is simp
 ID_PATTERN = r"^[A-Za-z0-9_-]*$"  # session and search ids: what the page and the log make, nothing else
 MAX_ID_CHARS = 64  # a UUID in any spelling fits
 MAX_URL_CHARS = 2048  # longer than any page URL a wiki or a site gives
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+MAX_SUMMARY_DAYS = 366  # a year of search analytics: what a search owner compares against
 HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is neither space nor control
 
 # spectree leaves every route under its own path out of the document, so it gets a path of its own;
@@ -66,8 +68,11 @@ class SearchParams(BaseModel):
     lang: StrList = Field(default_factory=list)
     labels: StrList = Field(default_factory=list)
     source_type: StrList = Field(default_factory=list, description="confluence, html or pdf")
-    date_from: datetime.date | None = Field(None, description="pages updated on or after (YYYY-MM-DD)")
-    date_to: datetime.date | None = Field(None, description="pages updated on or before (YYYY-MM-DD)")
+    # A date as written (YYYY-MM-DD) only: pydantic's date type would also take a number as a timestamp.
+    date_from: str | None = Field(None, pattern=DATE_PATTERN, json_schema_extra={"format": "date"},
+                                  description="pages updated on or after (YYYY-MM-DD)")
+    date_to: str | None = Field(None, pattern=DATE_PATTERN, json_schema_extra={"format": "date"},
+                                description="pages updated on or before (YYYY-MM-DD)")
     session: str = Field("", max_length=MAX_ID_CHARS, pattern=ID_PATTERN,
                          description="the search box's session id, for the search log (optional)")
 
@@ -77,6 +82,13 @@ class SearchParams(BaseModel):
         value = clean_text(value).strip()
         if not value:
             raise ValueError("must not be empty")
+        return value
+
+    @field_validator("date_from", "date_to")
+    @classmethod
+    def _calendar_date(cls, value: str | None) -> str | None:
+        if value is not None:
+            datetime.date.fromisoformat(value)  # "2024-02-30" is no date: ValueError, a 400 naming the field
         return value
 
     @field_validator("space", "kind", "lang", "labels", "source_type")
@@ -120,6 +132,17 @@ class Click(BaseModel):
                            description="the ``search_id`` of the answer the result was on")
     url: str = Field(max_length=MAX_URL_CHARS)
     rank: int = Field(ge=1, le=MAX_K * MAX_PAGE, description="1-based position of the result in the answer")
+
+
+class Retry(BaseModel):
+    """``POST /api/ingest/retry``: a recorded error to queue its file again for."""
+
+    job: str = Field(max_length=MAX_ID_CHARS, pattern=ID_PATTERN, description="the job that recorded the error")
+    file: str = Field(min_length=1, max_length=MAX_URL_CHARS, description="the file name the error names")
+
+
+class SummaryParams(BaseModel):
+    days: int = Field(7, ge=1, le=MAX_SUMMARY_DAYS, description="how far back the search analytics look")
 
 
 class SearchResult(RootModel[SearchResponse]):

@@ -45,7 +45,7 @@ def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
     filters: dict = {name: getattr(params, name) for name in FILTER_NAMES if getattr(params, name)}
     for name in ("date_from", "date_to"):
         if getattr(params, name):
-            filters[name] = getattr(params, name).isoformat()
+            filters[name] = getattr(params, name)
     return SearchRequest(query=params.q, k=params.k, page=params.page, groups=caller.principals(),
                          history=[Turn(t.q, [r.model_dump() for r in t.results]) for t in history],
                          filters=filters, mode=params.mode, group=params.group)

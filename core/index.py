@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 
 from opensearchpy import OpenSearch, helpers
 
-from core.searchlog import SEARCHLOG_INDEX
 from core.settings import Settings
 from mappings import MAPPINGS_DIR
 
@@ -17,6 +16,7 @@ BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent 
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
 POLL_SECONDS = 1  # between health checks while OpenSearch starts
+FACET_BUCKETS = 50  # kinds and spaces listed in the admin console: every kind, the spaces of a large wiki
 
 
 def connect(settings: Settings) -> OpenSearch:
@@ -51,9 +51,10 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
     alias = settings.opensearch.index_alias
     client.indices.put_index_template(name=alias, body=index_template(alias, settings.embedding.dimension))
     searchlog = load_json("searchlog-template.json")
-    client.indices.put_index_template(name=SEARCHLOG_INDEX, body=searchlog)
-    if client.indices.exists(index=SEARCHLOG_INDEX):  # a log from an earlier version gains the new fields
-        client.indices.put_mapping(index=SEARCHLOG_INDEX, body=searchlog["template"]["mappings"])
+    client.indices.put_index_template(name="evident-searchlog", body=searchlog)
+    log_index = settings.opensearch.searchlog_index
+    if client.indices.exists(index=log_index):  # a log from an earlier version gains the new fields
+        client.indices.put_mapping(index=log_index, body=searchlog["template"]["mappings"])
     report = {"template": alias, "alias": alias, "created_index": None, "pipelines": []}
     if not client.indices.exists_alias(name=alias):
         index = new_index_name(alias)
@@ -148,3 +149,14 @@ def wait_for(client: OpenSearch, timeout: float) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(POLL_SECONDS)
+
+
+def evidence_stats(client: OpenSearch, settings: Settings) -> dict:
+    """What the index holds: evidence count, size on disk, evidence by kind and by space."""
+    alias = settings.opensearch.index_alias
+    aggs = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in ("kind", "space")}
+    response = client.search(index=alias, body={"size": 0, "track_total_hits": True, "aggs": aggs})
+    size = client.indices.stats(index=alias, metric="store")["_all"]["primaries"]["store"]["size_in_bytes"]
+    return {"evidence": response["hits"]["total"]["value"], "size_bytes": size,
+            **{f"by_{name}": [[b["key"] or "(none)", b["doc_count"]] for b in response["aggregations"][name]["buckets"]]
+               for name in aggs}}  # pairs, most first: JSON objects lose the order

@@ -84,8 +84,9 @@ class JobStore:
         if job_id:
             self._redis.hincrby(self._key("job", job_id), outcome, 1)
 
-    def record_error(self, job_id: str, file: str, reason: str) -> None:
-        entry = json.dumps({"job": job_id, "file": file, "reason": reason, "at": time.time()})
+    def record_error(self, job_id: str, file: str, reason: str, path: str = "") -> None:
+        """An error (or warning) of one file; ``path`` is where the worker read it, for a retry."""
+        entry = json.dumps({"job": job_id, "file": file, "reason": reason, "at": time.time(), "path": path})
         pipe = self._redis.pipeline()
         if job_id:
             pipe.rpush(self._key("job", job_id, "errors"), entry)

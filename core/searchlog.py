@@ -21,11 +21,11 @@ from datetime import datetime, timezone
 from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import NotFoundError, OpenSearchException
 
-SEARCHLOG_INDEX = "evident-searchlog"
 QUEUE_LIMIT = 10_000  # searches held while OpenSearch is away; past it new lines are dropped, not the answers
 BATCH_LIMIT = 500  # lines per bulk request: one request even when the API is busiest
 CLICK_RETRIES = 3  # two clicks on one search at once: the second is applied again, not lost
 ERROR_CHARS = 300  # of a refused line's error: the reason, not the whole line
+QUERIES_LISTED = 20  # rows of each query table in the console: the head of the distribution, not its tail
 CALLER_ID_BYTES = 8  # enough to count distinct callers, too short to be a directory of who searched
 CLICK_SCRIPT = ("ctx._source.clicks = (ctx._source.clicks == null ? 0 : ctx._source.clicks) + 1; "
                 "if (ctx._source.first_click_rank == null) { ctx._source.first_click_rank = params.rank; "
@@ -43,8 +43,9 @@ def anonymised(principal: str | None, salt: str) -> str:
 class SearchLog:
     """Writes search lines in the background; ``click`` records a result opened from a search."""
 
-    def __init__(self, client: OpenSearch):
+    def __init__(self, client: OpenSearch, index: str):
         self.client = client
+        self.index = index
         self._lines: queue.Queue[dict] = queue.Queue(maxsize=QUEUE_LIMIT)
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -53,7 +54,7 @@ class SearchLog:
                session: str = "") -> str:
         """Queue one search line; returns its ``search_id`` for the clicks that follow."""
         search_id = uuid.uuid4().hex
-        line = {"_index": SEARCHLOG_INDEX, "_id": search_id, "at": datetime.now(timezone.utc).isoformat(),
+        line = {"_index": self.index, "_id": search_id, "at": datetime.now(timezone.utc).isoformat(),
                 "q": query, "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode, "caller": caller,
                 "session": session}
         self._start()
@@ -67,12 +68,42 @@ class SearchLog:
         """Count a result opened from a search (the first click's rank and URL are kept); False when no
         search has that id."""
         try:
-            self.client.update(index=SEARCHLOG_INDEX, id=search_id, retry_on_conflict=CLICK_RETRIES,
+            self.client.update(index=self.index, id=search_id, retry_on_conflict=CLICK_RETRIES,
                                body={"script": {"source": CLICK_SCRIPT, "lang": "painless",
                                                 "params": {"rank": rank, "url": url}}})
         except NotFoundError:
             return False
         return True
+
+    def summary(self, days: int) -> dict:
+        """What a search owner acts on, over the last ``days``: searches and clicked searches, the top,
+        zero-hit and no-click queries, and how many searches had their first click at each rank."""
+        since = {"range": {"at": {"gte": f"now-{days}d"}}}
+        queries = {"terms": {"field": "q.raw", "size": QUERIES_LISTED}}
+        aggs = {"top": queries,
+                "zero_hit": {"filter": {"term": {"hits": 0}}, "aggs": {"q": queries}},
+                "no_click": {"filter": {"bool": {"filter": {"range": {"hits": {"gt": 0}}},
+                                                 "must_not": {"range": {"clicks": {"gte": 1}}}}},
+                             "aggs": {"q": queries}},
+                "clicked": {"filter": {"range": {"clicks": {"gte": 1}}},
+                            "aggs": {"rank": {"terms": {"field": "first_click_rank", "size": QUERIES_LISTED,
+                                                        "order": {"_key": "asc"}}}}}}
+        try:
+            response = self.client.search(index=self.index, body={"size": 0, "track_total_hits": True,
+                                                                       "query": since, "aggs": aggs})
+        except NotFoundError:  # nobody has searched yet
+            return {"days": days, "searches": 0, "clicked": 0, "top": [], "zero_hit": [], "no_click": [],
+                    "first_click_by_rank": []}
+        found = response["aggregations"]
+
+        def counts(buckets: list[dict]) -> list[list]:
+            return [[str(b["key"]), b["doc_count"]] for b in buckets]  # pairs: JSON objects lose the order
+
+        return {"days": days, "searches": response["hits"]["total"]["value"],
+                "clicked": found["clicked"]["doc_count"], "top": counts(found["top"]["buckets"]),
+                "zero_hit": counts(found["zero_hit"]["q"]["buckets"]),
+                "no_click": counts(found["no_click"]["q"]["buckets"]),
+                "first_click_by_rank": counts(found["clicked"]["rank"]["buckets"])}
 
     def flush(self) -> None:
         """Wait until every queued line has been written (tests, shutdown)."""

@@ -24,6 +24,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 class OpenSearchConfig:
     url: str = "http://127.0.0.1:9200"
     index_alias: str = "evident-evidence"
+    searchlog_index: str = "evident-searchlog"  # one index; its template and the Dashboards match evident-searchlog*
     timeout: int = 60
     max_retries: int = 5
     bulk_chunk_size: int = 200

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(redis-server tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-spa
-              trans-de-en python3-venv ca-certificates)
+              trans-de-en python3-venv ca-certificates chromium)  # chromium: the tests look at the pages
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -32,6 +32,7 @@ def pytest_collection_modifyitems(items):
 def settings() -> Settings:
     settings = load_settings(environ={})
     settings.opensearch.index_alias = TEST_ALIAS
+    settings.opensearch.searchlog_index = f"evident-searchlog-{TEST_ALIAS}"  # the tests' searches stay apart
     settings.redis.url = f"redis://127.0.0.1:{settings.services.redis_port}/{TEST_REDIS_DB}"
     return settings
 
@@ -50,6 +51,7 @@ def stores(settings):
     client = connect(settings)
     for index in client.indices.get(index=f"{TEST_ALIAS}-*", ignore_unavailable=True) or {}:
         client.indices.delete(index=index)
+    client.indices.delete(index=settings.opensearch.searchlog_index, ignore_unavailable=True)
     init_index(client, settings)
     JobStore.from_url(settings.redis.url).clear_database()
     yield client

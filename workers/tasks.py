@@ -80,7 +80,7 @@ class EvidentTask(Task):
         self._measure("failed")
         job_id = kwargs.get("job_id", "")
         file_name = kwargs.get("name", "")
-        self.context.jobs.record_error(job_id, file_name, f"{type(exc).__name__}: {exc}")
+        self.context.jobs.record_error(job_id, file_name, f"{type(exc).__name__}: {exc}", kwargs.get("path", ""))
         self.context.jobs.count(job_id, "failed")
 
 
@@ -183,10 +183,10 @@ def ingest_file(self: EvidentTask, *, job_id: str, path: str, name: str, force: 
         result = index_file(ctx, CorpusFile(Path(path), name), force=force)
     except (ParseError, OSError, ValueError) as exc:
         # Bad input: record it with the file and the reason; never retried, never stops the job.
-        ctx.jobs.record_error(job_id, name, str(exc))
+        ctx.jobs.record_error(job_id, name, str(exc), path)
         ctx.jobs.count(job_id, "failed")
         return {"file": name, "outcome": "failed", "reason": str(exc)}
     for warning in result.get("warnings", []):
-        ctx.jobs.record_error(job_id, name, f"warning: {warning}")
+        ctx.jobs.record_error(job_id, name, f"warning: {warning}", path)
     ctx.jobs.count(job_id, result["outcome"])
     return result

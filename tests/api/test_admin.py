@@ -39,3 +39,33 @@ def test_admin_endpoints_refuse_everyone_else(client, path, headers, status):
     assert response.status_code == status
     body = response.get_data(as_text=True)
     assert response.get_json()["error"] and ADMIN_TOKEN not in body and PROXY_SECRET not in body
+
+
+def test_the_console_summary_shows_index_queue_jobs_errors_and_searches(app, client, stores, sample_corpus):
+    client.get("/api/search", query_string={"q": "zzzz-no-such-thing-anywhere"})
+    app.extensions["evident"]["searchlog"].flush()
+    stores.indices.refresh(index=app.extensions["evident"]["settings"].opensearch.searchlog_index)
+    data = client.get("/api/admin/summary", headers=ADMIN).get_json()
+    assert data["index"]["evidence"] > 0 and data["index"]["size_bytes"] > 0 and data["index"]["by_kind"]
+    assert data["queue"]["waiting"] == 0 and data["jobs"]
+    assert data["searches"]["searches"] >= 1
+    assert ["zzzz-no-such-thing-anywhere", 1] in data["searches"]["top"]
+    assert client.get("/api/admin/summary", query_string={"days": "0"}, headers=ADMIN).status_code == 400
+
+
+def test_a_failed_file_is_queued_again(client, ingest, jobs, tmp_path):
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7 this is not a PDF")
+    status = ingest(tmp_path)
+    assert status.failed == 1
+    error = next(e for e in client.get("/api/ingest/errors", headers=ADMIN).get_json() if e["job"] == status.job_id)
+    assert error["path"] == str(broken)
+    again = client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}, headers=ADMIN)
+    assert again.status_code == 200, again.get_json()
+    from core.jobs import JobStore  # noqa: F401 - the job is real: it is followed to its end
+    from workers.submit import wait_for_job
+
+    assert wait_for_job(jobs, again.get_json()["job_id"], timeout=120).failed == 1  # still broken, recorded again
+    unknown = client.post("/api/ingest/retry", json={"job": "nope", "file": "broken.pdf"}, headers=ADMIN)
+    assert unknown.status_code == 404
+    assert client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}).status_code == 401

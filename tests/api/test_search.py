@@ -125,16 +125,15 @@ def test_search_page_is_served_without_inline_script(client):
 
 
 def test_each_search_and_click_is_logged_for_the_search_dashboard(app, client, stores, sample_corpus):
-    from core.searchlog import SEARCHLOG_INDEX
-
+    log_index = app.extensions["evident"]["settings"].opensearch.searchlog_index
     answer = client.get("/api/search", query_string={"q": "searchlog probe query", "session": "s-1"},
                         headers=signed("ana", "staff")).get_json()
     app.extensions["evident"]["searchlog"].flush()
     clicked = {"search_id": answer["search_id"], "url": "https://wiki.example.com/x", "rank": 2}
     assert client.post("/api/click", json=clicked).status_code == 204
     assert client.post("/api/click", json={**clicked, "rank": 1}).status_code == 204
-    stores.indices.refresh(index=SEARCHLOG_INDEX)
-    entry = stores.get(index=SEARCHLOG_INDEX, id=answer["search_id"])["_source"]
+    stores.indices.refresh(index=log_index)
+    entry = stores.get(index=log_index, id=answer["search_id"])["_source"]
     assert entry["q"] == "searchlog probe query" and entry["took_ms"] >= 0 and entry["mode"] == "hybrid"
     assert entry["session"] == "s-1" and entry["caller"] and "ana" not in entry["caller"]
     assert entry["clicks"] == 2 and entry["first_click_rank"] == 2 and entry["clicked_url"] == clicked["url"]

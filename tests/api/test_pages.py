@@ -1,0 +1,54 @@
+"""The search page and the admin console in a real headless Chromium, against the app served over HTTP on
+loopback: the scripts run under the Content-Security-Policy and show what the API answers."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+
+import pytest
+from werkzeug.serving import make_server
+
+from tests.api.conftest import ADMIN_TOKEN
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+RENDER_BUDGET_MS = 10000  # virtual time the page gets to fetch and render: a search answers in well under it
+BROWSER_TIMEOUT = 120  # seconds for the whole browser run on a loaded two-core machine
+
+
+@pytest.fixture(scope="module")
+def served(app):
+    """The app on a loopback port, behind a stand-in of the intranet's proxy that signs in an admin."""
+    def as_admin(environ, start_response):
+        environ["HTTP_AUTHORIZATION"] = f"Bearer {ADMIN_TOKEN}"
+        return app(environ, start_response)
+
+    server = make_server("127.0.0.1", 0, as_admin, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def rendered(url: str, screenshot=None) -> str:
+    assert BROWSER, "chromium is installed by scripts/bootstrap.sh"
+    flags = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", f"--virtual-time-budget={RENDER_BUDGET_MS}",
+             "--window-size=1100,1400"]
+    if screenshot:
+        subprocess.run([*flags, f"--screenshot={screenshot}", url], capture_output=True, timeout=BROWSER_TIMEOUT)
+    return subprocess.run([*flags, "--dump-dom", url], capture_output=True, text=True,
+                          timeout=BROWSER_TIMEOUT).stdout
+
+
+def test_the_search_page_shows_results(served, sample_corpus, tmp_path):
+    from tests.test_samples import facts_table
+
+    fact = next(f for f in facts_table() if f["Kind"] == "rare error code")
+    dom = rendered(f"{served}/?q={fact['Query'].replace(' ', '+')}", tmp_path / "search.png")
+    assert 'class="hit"' in dom and fact["Expected URL"].split("/")[-1] in dom
+    assert (tmp_path / "search.png").stat().st_size > 0
+
+
+def test_the_console_shows_the_index_jobs_and_searches(served, sample_corpus, tmp_path):
+    dom = rendered(f"{served}/admin", tmp_path / "admin.png")
+    assert 'id="console"' in dom and 'id="console" hidden' not in dom
+    assert "evidence" in dom and "files waiting" in dom and "top queries" in dom and "<td>" in dom
