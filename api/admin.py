@@ -96,7 +96,9 @@ def summary():
                     "queue": {"queue": INGEST_QUEUE, "waiting": store.queue_length()},
                     "jobs": [asdict(j) | {"finished": j.finished} for j in store.recent_jobs()],
                     "errors": store.recent_errors(),
-                    "searches": ev["searchlog"].summary(request.context.query.days)})
+                    "searches": ev["searchlog"].summary(request.context.query.days),
+                    # Celery's own monitor, run beside the API by `evident services up` (on that host's loopback)
+                    "flower": f"http://127.0.0.1:{ev['settings'].services.flower_port}/"})
 
 
 @admin.get("/admin")

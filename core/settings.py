@@ -41,6 +41,7 @@ class ServicesConfig:
     redis_port: int = 6379
     api_host: str = "127.0.0.1"
     api_port: int = 8800
+    flower_port: int = 5555  # Flower, Celery's own monitor, on loopback; the admin console links to it
 
 
 @dataclass

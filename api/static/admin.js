@@ -14,6 +14,7 @@ function counts(title, table) {  // table: [[label, count], ...], most first
 }
 function render(data) {
   const ix = data.index, s = data.searches;
+  document.getElementById("flower").href = data.flower;
   document.getElementById("index").innerHTML = figure("evidence", ix.evidence)
     + figure("MB on disk", (ix.size_bytes / 1048576).toFixed(1))
     + `<div class="columns">${counts("by kind", ix.by_kind)}${counts("by space", ix.by_space)}</div>`;

@@ -26,15 +26,17 @@ from evident.stack import HOST, ServiceError, locked, port_open, say, tail
 from evident.stack import opensearch, redis
 from evident.stack.supervisor import DOWN_STATES, Program, Supervisor
 
-PARTS = ("opensearch", "redis", "worker", "api")  # also the start order: stores before their users
+PARTS = ("opensearch", "redis", "worker", "api", "flower")  # also the start order: stores before their users
 STORES = ("opensearch", "redis")
-LABELS = {"opensearch": "OpenSearch", "redis": "Redis", "worker": "the worker", "api": "the API"}
+LABELS = {"opensearch": "OpenSearch", "redis": "Redis", "worker": "the worker", "api": "the API",
+          "flower": "Flower"}
 # How long each part may take to answer after supervisord started it:
 READY_TIMEOUT = {
     "opensearch": 300.0,  # a first start on 2 busy cores: JVM, modules and plugins take 40-120 s
     "redis": 30.0,  # redis-server answers within a second unless it loads a large dump
     "worker": 60.0,  # up once supervisord sees it alive past its startsecs
     "api": 300.0,  # `serve` loads and warms up the embedding model before it binds its port
+    "flower": 60.0,  # Celery's imports, then a Tornado server that binds at once
 }
 POLL_INTERVAL = 1.0  # how often we look again while a part comes up
 HTTP_TIMEOUT = 5.0  # one request to a local HTTP service that may still be starting
@@ -57,13 +59,14 @@ def log_dir(settings: Settings) -> Path:
 
 def _port(settings: Settings, name: str) -> int | None:
     s = settings.services
-    return {"opensearch": s.opensearch_port, "redis": s.redis_port, "api": s.api_port}.get(name)
+    return {"opensearch": s.opensearch_port, "redis": s.redis_port, "api": s.api_port,
+            "flower": s.flower_port}.get(name)
 
 
 def _url(settings: Settings, name: str) -> str:
     port = _port(settings, name)
     return {"opensearch": f"http://{HOST}:{port}", "redis": f"redis://{HOST}:{port}",
-            "api": f"http://{settings.services.api_host}:{port}"}.get(name, "")
+            "api": f"http://{settings.services.api_host}:{port}", "flower": f"http://{HOST}:{port}"}.get(name, "")
 
 
 def _probe_api(port: int) -> str:
@@ -81,6 +84,15 @@ def _probe_api(port: int) -> str:
         return "other"
 
 
+def _probe_flower(port: int) -> str:
+    """"flower" when Flower's health check answers there, else "other" or "free"."""
+    try:
+        with urllib.request.urlopen(f"http://{HOST}:{port}/healthcheck", timeout=HTTP_TIMEOUT) as response:
+            return "flower" if response.read().strip() == b"OK" else "other"
+    except (urllib.error.URLError, OSError, ValueError):
+        return "other" if port_open(port) else "free"
+
+
 def _probe(settings: Settings, name: str) -> tuple[str, dict]:
     """(what answers on the part's port: its name, "other", "auth" or "free"; facts about it)."""
     port = _port(settings, name)
@@ -94,6 +106,8 @@ def _probe(settings: Settings, name: str) -> tuple[str, dict]:
         return kind, ({"version": version} if version else {})
     if name == "api":
         return _probe_api(port), {}
+    if name == "flower":
+        return _probe_flower(port), {}
     return "free", {}  # the worker has no port
 
 
@@ -102,8 +116,8 @@ def _ready(settings: Settings, name: str, info: dict) -> bool:
         return opensearch.ready(settings.services.opensearch_port)
     if name == "redis":
         return redis.ready(settings.services.redis_port)
-    if name == "api":
-        return port_open(settings.services.api_port, settings.services.api_host)
+    if name in ("api", "flower"):
+        return port_open(_port(settings, name), settings.services.api_host if name == "api" else HOST)
     return info["statename"] == "RUNNING"
 
 
@@ -161,6 +175,11 @@ def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
         return program
     if name == "redis":
         return redis.prepare(sdir, port=s.redis_port)
+    if name == "flower":
+        return Program(name, [sys.executable, "-m", "celery", f"--broker={settings.redis.url}", "flower",
+                              f"--port={s.flower_port}", f"--address={HOST}"], directory=Path.cwd(),
+                       environment=_child_environment(settings), start_secs=API_START_SECS,
+                       stop_wait_secs=API_STOP_WAIT_SECS)
     command = {"worker": "worker", "api": "serve"}[name]
     return Program(name, [sys.executable, "-m", "evident.cli", command], directory=Path.cwd(),
                    environment=_child_environment(settings),
@@ -217,7 +236,7 @@ def up(settings: Settings, parts: tuple[str, ...] = PARTS) -> list[str]:
     sv = Supervisor(sdir)
     with locked(sdir / "run" / "launcher.lock"):
         to_start, ours = _plan(settings, sv.all_info(), parts)
-        if {"worker", "api"} & set(to_start):
+        if {"worker", "api", "flower"} & set(to_start):
             _check_urls(settings)
         programs = [_prepare(settings, sdir, name) for name in to_start]
         if programs and sv.running():

@@ -138,6 +138,7 @@ def own(state):
     settings = load_settings(environ={})
     s = settings.services
     s.state_dir, s.opensearch_port, s.redis_port, s.api_port = str(state), _free_port(), _free_port(), _free_port()
+    s.flower_port = _free_port()
     s.opensearch_heap = "512m"  # a test node needs little; spares the shared machine
     settings.redis.url = f"redis://127.0.0.1:{s.redis_port}/0"
     settings.opensearch.url = f"http://127.0.0.1:{s.opensearch_port}"
@@ -337,7 +338,8 @@ def test_busy_port_that_is_not_the_service_is_an_error(own, state):
     server = _serve(_NotAService)
     port = server.server_address[1]
     try:
-        for name, setting in (("OpenSearch", "opensearch_port"), ("Redis", "redis_port"), ("the API", "api_port")):
+        for name, setting in (("OpenSearch", "opensearch_port"), ("Redis", "redis_port"), ("the API", "api_port"),
+                              ("Flower", "flower_port")):
             setattr(own.services, setting, port)
             with pytest.raises(ServiceError, match=f"port {port} .* not {name}"):
                 launcher.up(own)
