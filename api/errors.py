@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from flask import Flask, current_app, jsonify
+from flask import Flask, current_app, jsonify, request
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from werkzeug.exceptions import HTTPException
@@ -37,17 +37,25 @@ def reshape_validation_error(req, resp, req_validation_error, instance, model_ad
     message = "; ".join(f"{e['parameter']}: {e['reason']}" for e in errors) or "the request is not valid"
     resp.set_data(json.dumps({"error": message, "errors": errors}))
     resp.mimetype = "application/json"
+    refused(req.method, req.path, resp.status_code, message)
+
+
+def refused(method: str, path: str, status: int, reason: str) -> None:
+    """Every refused request is recorded (what was wrong, never the values or headers sent)."""
+    current_app.logger.info("%s %s refused with %d: %s", method, path, status, reason[:REASON_CHARS])
 
 
 def install(app: Flask) -> None:
     @app.errorhandler(BadRequest)
     def bad_request(exc: BadRequest):
+        refused(request.method, request.path, 400, str(exc))
         return jsonify({"error": str(exc), "errors": []}), 400
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):
         if exc.response is not None and exc.response.mimetype == "application/json":
-            return exc.response  # already ours (validation errors)
+            return exc.response  # already ours (validation errors), recorded by the hook
+        refused(request.method, request.path, exc.code or 400, exc.name)
         return jsonify({"error": f"{exc.name}: {exc.description}", "errors": []}), exc.code
 
     @app.errorhandler(OpenSearchConnectionError)

@@ -45,11 +45,11 @@ class Caller:
     user: str | None = None
     groups: tuple[str, ...] = ()
     refused: str | None = None  # why a presented identity was not accepted
-    admin_token: bool = False  # authenticated with the separate admin token
+    by_admin_token: bool = False  # authenticated with the separate admin token
 
     @property
     def anonymous(self) -> bool:
-        return self.user is None and not self.groups and not self.admin_token
+        return self.user is None and not self.groups and not self.by_admin_token
 
     def principals(self) -> list[str]:
         """What an evidence ACL is matched against: the groups and ``user:<id>``."""
@@ -91,7 +91,7 @@ class Authenticator:
     def caller(self, headers: Mapping[str, str]) -> Caller:
         token = bearer_token(headers)
         if token and self.config.admin_token and hmac.compare_digest(token, self.config.admin_token):
-            return Caller(admin_token=True)
+            return Caller(by_admin_token=True)
         if self.config.mode == "jwt":
             return self._from_jwt(token) if token else ANONYMOUS
         if self.config.mode == "signed-header":
@@ -101,7 +101,7 @@ class Authenticator:
         return ANONYMOUS
 
     def is_admin(self, caller: Caller) -> bool:
-        return caller.admin_token or (bool(self.config.admin_group) and self.config.admin_group in caller.groups)
+        return caller.by_admin_token or (bool(self.config.admin_group) and self.config.admin_group in caller.groups)
 
     def _from_signed_headers(self, headers: Mapping[str, str]) -> Caller:
         user, groups = headers.get(USER_HEADER, ""), headers.get(GROUPS_HEADER, "")

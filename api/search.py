@@ -15,10 +15,10 @@ from api.errors import BadRequest
 from api.identity import Caller
 from api.schema import Click, Error, Health, SearchBody, SearchParams, SearchResult, spec
 from core.searchlog import anonymised
+from search.retrievers import FILTER_FIELDS
 from search.schema import SearchRequest, Turn
 
 search = Blueprint("search", __name__)
-FILTER_NAMES = ("space", "kind", "lang", "labels", "source_type")
 WORKER_PING_SECONDS = 1.0  # how long health waits for workers to answer: a live worker answers in ms
 ERRORS = {"HTTP_400": Error, "HTTP_413": Error, "HTTP_415": Error, "HTTP_503": Error}
 
@@ -42,10 +42,8 @@ def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
     history = getattr(params, "history", [])
     if len(history) > limits.max_history_turns:
         raise BadRequest(f"history: at most {limits.max_history_turns} turns, got {len(history)}")
-    filters: dict = {name: getattr(params, name) for name in FILTER_NAMES if getattr(params, name)}
-    for name in ("date_from", "date_to"):
-        if getattr(params, name):
-            filters[name] = getattr(params, name)
+    filters = {name: getattr(params, name) for name in (*FILTER_FIELDS, "date_from", "date_to")
+               if getattr(params, name)}
     return SearchRequest(query=params.q, k=params.k, page=params.page, groups=caller.principals(),
                          history=[Turn(t.q, [r.model_dump() for r in t.results]) for t in history],
                          filters=filters, mode=params.mode, group=params.group)

@@ -16,6 +16,7 @@ BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent 
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
 POLL_SECONDS = 1  # between health checks while OpenSearch starts
+SEARCHLOG_TEMPLATE = "evident-searchlog"  # matches every evident-searchlog* index, whatever its name setting
 FACET_BUCKETS = 50  # kinds and spaces listed in the admin console: every kind, the spaces of a large wiki
 
 
@@ -51,7 +52,7 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
     alias = settings.opensearch.index_alias
     client.indices.put_index_template(name=alias, body=index_template(alias, settings.embedding.dimension))
     searchlog = load_json("searchlog-template.json")
-    client.indices.put_index_template(name="evident-searchlog", body=searchlog)
+    client.indices.put_index_template(name=SEARCHLOG_TEMPLATE, body=searchlog)
     log_index = settings.opensearch.searchlog_index
     if client.indices.exists(index=log_index):  # a log from an earlier version gains the new fields
         client.indices.put_mapping(index=log_index, body=searchlog["template"]["mappings"])

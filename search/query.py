@@ -83,7 +83,12 @@ def content_tokens(text: str, lang: str, lemmatizer: Lemmatizer) -> list[Token]:
 
 def content_terms(text: str, lang: str, lemmatizer: Lemmatizer) -> list[str]:
     """The lemmas of the query's content words, plus ISO tokens for the dates it names."""
-    terms = [t.lemma for t in content_tokens(text, lang, lemmatizer)]
+    return terms_of(content_tokens(text, lang, lemmatizer), text)
+
+
+def terms_of(tokens: list[Token], text: str) -> list[str]:
+    """The lemmas of already analyzed content words of ``text``, plus ISO tokens for its dates."""
+    terms = [t.lemma for t in tokens]
     return terms + [t for t in date_tokens(text) if t not in terms]
 
 
@@ -133,20 +138,17 @@ def most_informative(tokens: list[Token], lang: str, limit: int = MAX_QUERY_TERM
     return [t for t in distinct if t in rarest]
 
 
-def within_clause_budget(resolved: ResolvedQuery, lang: str, lemmatizer: Lemmatizer) -> ResolvedQuery:
-    """A question with more content words than a query can carry (a pasted paragraph, a stack trace) is
-    searched by its most informative ones; earlier turns' terms are cut to the same count."""
-    tokens = content_tokens(resolved.text, lang, lemmatizer)
-    if len({t.lemma for t in tokens}) <= MAX_QUERY_TERMS and len(resolved.carried) <= MAX_QUERY_TERMS:
-        return resolved
-    if len({t.lemma for t in tokens}) > MAX_QUERY_TERMS:
-        resolved = replace(resolved, text=" ".join(t.text for t in most_informative(tokens, lang)))
-    return replace(resolved, carried=resolved.carried[:MAX_QUERY_TERMS])
-
-
 def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemmatizer,
                lexicon: Lexicon | None) -> Query:
-    """The resolved question's content terms and, when a lexicon is given, their translations."""
-    resolved = within_clause_budget(resolved, lang, lemmatizer)
-    lemmas = content_terms(resolved.text, lang, lemmatizer)
+    """The resolved question's content terms and, when a lexicon is given, their translations.
+
+    A question with more content words than a query can carry (a pasted paragraph, a stack trace) is
+    searched by its most informative ones; earlier turns' terms are cut to the same count."""
+    tokens = content_tokens(resolved.text, lang, lemmatizer)
+    if len({t.lemma for t in tokens}) > MAX_QUERY_TERMS:
+        tokens = most_informative(tokens, lang)
+        resolved = replace(resolved, text=" ".join(t.text for t in tokens))
+    if len(resolved.carried) > MAX_QUERY_TERMS:
+        resolved = replace(resolved, carried=resolved.carried[:MAX_QUERY_TERMS])
+    lemmas = terms_of(tokens, resolved.text)
     return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang))

@@ -62,7 +62,6 @@ def test_a_failed_file_is_queued_again(client, ingest, jobs, tmp_path):
     assert error["path"] == str(broken)
     again = client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}, headers=ADMIN)
     assert again.status_code == 200, again.get_json()
-    from core.jobs import JobStore  # noqa: F401 - the job is real: it is followed to its end
     from workers.submit import wait_for_job
 
     assert wait_for_job(jobs, again.get_json()["job_id"], timeout=120).failed == 1  # still broken, recorded again
