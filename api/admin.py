@@ -18,7 +18,7 @@ from api.search import current_caller
 from core.index import evidence_stats
 from core.jobs import INGEST_QUEUE
 from workers.folder import CorpusFile
-from workers.submit import queue_files
+from workers.submit import queue_again
 
 admin = Blueprint("admin", __name__)
 REFUSED = {"HTTP_401": Error, "HTTP_403": Error}
@@ -74,26 +74,38 @@ def queue():
 
 
 @admin.post("/api/ingest/retry")
-@spec.validate(json=Retry, resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+@spec.validate(json=Retry, resp=Response(HTTP_200=Record, HTTP_404=Error, HTTP_410=Error, HTTP_422=Error, **REFUSED),
+               tags=["admin"])
 def retry():
-    """Queue a file again that a job recorded an error for (from the path the worker read it at)."""
+    """Queue a file again that a job recorded an error for: read here, on the API's machine, from the path it
+    was submitted from, and sent with its bytes. 404: no such error recorded; 410: the file is no longer
+    there; 422: it cannot be read or sent (over the size limit)."""
     body: Retry = request.context.json
-    ev = current_app.extensions["evident"]
-    failed = next((e for e in _jobs().recent_errors() if e.get("job") == body.job and e.get("file") == body.file
-                   and e.get("path")), None)
+    store = _jobs()
+    failed = next((e for e in store.recent_errors() if e.get("job") == body.job and e.get("file") == body.file), None)
     if failed is None:
         return jsonify({"error": f"no recorded error of {body.file!r} in job {body.job!r} to retry", "errors": []}), 404
-    job_id = queue_files(ev["celery"], _jobs(), [CorpusFile(Path(failed["path"]), failed["file"])], force=True)
-    return jsonify({"job_id": job_id, "file": failed["file"]})
+    origin = failed.get("path") or store.origin(body.job, body.file)
+    if not origin or not Path(origin).is_file():
+        where = f"at {origin}" if origin else "where it was submitted from (no longer recorded)"
+        return jsonify({"error": f"cannot retry {body.file!r}: the file is no longer {where} on the API's machine; "
+                                 "ingest its folder again from where it is now", "errors": []}), 410
+    try:
+        job_id = queue_again(current_app.extensions["evident"]["celery"], store, CorpusFile(Path(origin), body.file))
+    except (OSError, ValueError) as exc:
+        return jsonify({"error": f"cannot retry {body.file!r}: {exc}", "errors": []}), 422
+    return jsonify({"job_id": job_id, "file": body.file})
 
 
 @admin.get("/api/admin/summary")
 @spec.validate(query=SummaryParams, resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"])
 def summary():
-    """Everything the console shows: the index, the queue, recent jobs and errors, search analytics."""
+    """Everything the console shows: the index, the queue (now, and per minute over the last hours), recent jobs
+    and errors, search analytics."""
     ev, store = current_app.extensions["evident"], _jobs()
+    store.record_activity()  # the queue is sampled when an admin looks, not only when a task ends
     return jsonify({"index": evidence_stats(ev["opensearch"], ev["settings"]),
-                    "queue": {"queue": INGEST_QUEUE, "waiting": store.queue_length()},
+                    "queue": {"queue": INGEST_QUEUE, "waiting": store.queue_length(), "minutes": store.activity()},
                     "jobs": [asdict(j) | {"finished": j.finished} for j in store.recent_jobs()],
                     "errors": store.recent_errors(),
                     "searches": ev["searchlog"].summary(request.context.query.days),

@@ -1,16 +1,22 @@
 """Application factory: one Searcher, one job store, one authenticator; blueprints for search and admin;
-the OpenAPI document at ``/api/openapi.json``; JSON errors everywhere."""
+the OpenAPI document at ``/api/openapi.json``; JSON errors everywhere; security headers, and CORS for the
+embeddable widget (``static/widget.js``) on the search and click routes for ``[api] cors_origins`` only."""
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from flask import Flask, jsonify
+from flask_cors import CORS
 
 from api import errors
 from api.admin import admin
 from api.identity import Authenticator
 from api.schema import spec
 from api.search import search
+from api.sources import sources
 from core.index import connect
 from core.jobs import JobStore
+from core.sources import SourceStore
 from core.searchlog import SearchLog
 from core.settings import Settings, load_settings
 from search.searcher import Searcher
@@ -25,6 +31,30 @@ SECURITY_HEADERS = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Conte
                     "Referrer-Policy": "same-origin"}
 
 
+# The only routes another origin's page may call: what the widget needs. Never the admin endpoints or pages.
+CROSS_ORIGIN_ROUTES = r"^/api/(search|click)$"
+PREFLIGHT_CACHE_SECONDS = 600  # a browser re-asks every 10 minutes, so a removed origin is refused soon after
+
+
+def allowed_origins(setting: str) -> list[str]:
+    """``[api] cors_origins`` as a list of exact origins; an entry that is no origin is refused at start."""
+    origins = [entry.strip().rstrip("/") for entry in setting.split(",") if entry.strip()]
+    for origin in origins:
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query \
+                or any(c in origin for c in "*?[]()^$\\"):
+            raise ValueError(f"[api] cors_origins: {origin!r} is not an origin (scheme://host[:port], no pattern)")
+    return origins
+
+
+def allow_embedding(app: Flask, origins: list[str]) -> None:
+    """CORS headers on the widget's routes for the configured origins only (flask-cors answers the preflight);
+    credentials are allowed so an intranet proxy in front of the API can still sign in the widget's user."""
+    if origins:
+        CORS(app, resources={CROSS_ORIGIN_ROUTES: {"origins": origins}}, methods=["GET", "POST"],
+             allow_headers=["Content-Type"], supports_credentials=True, max_age=PREFLIGHT_CACHE_SECONDS)
+
+
 def security_headers(response):
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
@@ -33,6 +63,7 @@ def security_headers(response):
 
 def create_app(settings: Settings | None = None, searcher: Searcher | None = None) -> Flask:
     settings = settings or load_settings()
+    origins = allowed_origins(settings.api.cors_origins)
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.api.max_body_bytes  # larger bodies get 413 before parsing
     client = connect(settings)
@@ -42,13 +73,16 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
         "opensearch": client,
         "searcher": searcher or Searcher.from_settings(settings, client),
         "jobs": JobStore.from_url(settings.redis.url),
+        "sources": SourceStore.from_url(settings.redis.url),
         "searchlog": SearchLog(client, settings.opensearch.searchlog_index),
         "celery": create_celery(settings),  # for worker status only; tasks are queued by `evident ingest`
     }
     app.register_blueprint(search)
     app.register_blueprint(admin)
+    app.register_blueprint(sources)
     spec.register(app)
     app.add_url_rule("/api/openapi.json", "openapi_document", lambda: jsonify(spec.spec))
     errors.install(app)
     app.after_request(security_headers)
+    allow_embedding(app, origins)
     return app

@@ -33,6 +33,10 @@ class Embedder:
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 from sentence_transformers import SentenceTransformer
 
+                if self.config.threads:
+                    import torch
+
+                    torch.set_num_threads(self.config.threads)
                 self._model = SentenceTransformer(resolve_model_path(self.config.model),
                                                   device=self.config.device)
         return self._model

@@ -95,8 +95,15 @@ def reindex(client: OpenSearch, settings: Settings) -> dict:
     return {"alias": alias, "from": old, "to": new, "documents": copied.get("total", 0)}
 
 
+def acl_levels(acl: list[str], inherited: list[list[str]]) -> list[dict]:
+    """Every read restriction that applies, the evidence's own first, each a nested object the ACL filter
+    requires the reader to match (``search.retrievers.acl_filter``)."""
+    return [{"principals": list(level)} for level in [acl, *inherited] if level]
+
+
 def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:
     source = dict(evidence)
+    source["acl_levels"] = acl_levels(source.get("acl") or [], source.pop("acl_inherited", None) or [])
     source["page_url"] = source["url"]
     source["indexed_at"] = datetime.now(timezone.utc).isoformat()
     source.update(vectors)

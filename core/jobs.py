@@ -7,7 +7,10 @@ Keys (``evident`` is the default prefix): ``evident:job:<id>`` (hash: total, don
 ``evident:documents`` (hash: file name -> JSON list of the doc ids its evidence was written under),
 ``evident:errors`` (the last 1000 errors of any job), ``evident:metrics:<task>`` (hash: outcome -> count,
 ``seconds``), ``evident:keyword-df`` (hash: lemma -> evidence counted with it) and ``evident:keyword-docs``
-(the number of evidence counted). The Celery queue ``ingest`` is Celery's own list.
+(the number of evidence counted), ``evident:activity:<minute>`` (sorted set: ``finished`` tasks and the longest
+``waiting`` ingest queue seen in that minute; expires by itself), ``evident:job:<id>:origins`` (hash: file name ->
+where the submitter read it, for errors and the admin's retry; expires) and ``evident:content:<token>`` (a file's
+bytes on their way to a worker; expires). The Celery queue ``ingest`` is Celery's own list.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import redis
+from redis.client import NEVER_DECODE
 
 from ingest.views import KeywordStats
 
@@ -29,6 +33,11 @@ RECENT_ERRORS = 1000  # errors kept across jobs: a few runs' worth for the admin
 JOBS_LISTED = 20  # jobs the admin view lists: the last few runs at a glance
 ERRORS_LISTED = 100  # errors the admin view lists at once, of the RECENT_ERRORS kept
 JOB_ID_LENGTH = 12  # hex digits of a uuid4: unique enough for the jobs one Redis keeps, short to type
+# A retry from the admin console comes within days of the failure; kept longer, the paths of every run of a
+# big folder would pile up in Redis.
+ORIGINS_KEPT_SECONDS = 30 * 24 * 3600
+ACTIVITY_BUCKET_SECONDS = 60  # one bucket a minute: an ingest run's start, stalls and end show, the history stays small
+ACTIVITY_KEEP_SECONDS = 3 * 3600  # the console's "last hours"; an older bucket expires by itself, Redis stays bounded
 
 
 @dataclass
@@ -132,6 +141,34 @@ class JobStore:
         pipe.hdel(self._key("documents"), name)
         pipe.execute()
 
+    def remember_origins(self, job_id: str, origins: dict[str, str]) -> None:
+        """Where the submitter read each file of a job (name -> path): named in the job's errors, for a retry."""
+        if not origins:
+            return
+        key = self._key("job", job_id, "origins")
+        pipe = self._redis.pipeline()
+        pipe.hset(key, mapping=origins)
+        pipe.expire(key, ORIGINS_KEPT_SECONDS)
+        pipe.execute()
+
+    def origin(self, job_id: str, name: str) -> str:
+        """Where the submitter read a file of a job; empty when not known (or no longer)."""
+        return (self._redis.hget(self._key("job", job_id, "origins"), name) or "") if job_id else ""
+
+    def put_content(self, data: bytes, ttl_seconds: int) -> str:
+        """Keep a file's bytes for a worker, expiring after ``ttl_seconds``; returns the token that names them."""
+        token = uuid.uuid4().hex
+        self._redis.set(self._key("content", token), data, ex=ttl_seconds)
+        return token
+
+    def content(self, token: str) -> bytes | None:
+        """The bytes kept under ``token`` as they were put (not decoded); None once expired or dropped."""
+        return self._redis.execute_command("GET", self._key("content", token), **{NEVER_DECODE: []})
+
+    def drop_content(self, tokens: list[str]) -> None:
+        if tokens:
+            self._redis.delete(*(self._key("content", token) for token in tokens))
+
     def metric(self, task: str, name: str, amount: float = 1) -> None:
         self._redis.hincrbyfloat(self._key("metrics", task), name, amount)
 
@@ -160,3 +197,30 @@ class JobStore:
             pipe.hincrby(self._key("keyword-df"), lemma, n)
         pipe.incrby(self._key("keyword-docs"), stats.n_docs - seen_docs)
         pipe.execute()
+
+    def record_activity(self, finished: int = 0) -> None:
+        """Count ``finished`` tasks into this minute's bucket and sample the ingest queue's length into it.
+
+        The bucket keeps the longest queue seen in its minute (ZADD GT). Workers call this as each task
+        ends and the admin summary when it is read, so a minute in which the queue waits while nothing
+        finishes is seen too.
+        """
+        key = self._key("activity", str(int(time.time() // ACTIVITY_BUCKET_SECONDS)))
+        pipe = self._redis.pipeline()
+        if finished:
+            pipe.zincrby(key, finished, "finished")
+        pipe.zadd(key, {"waiting": self.queue_length()}, gt=True)
+        pipe.expire(key, ACTIVITY_KEEP_SECONDS)
+        pipe.execute()
+
+    def activity(self) -> list[dict]:
+        """Every minute of the last ``ACTIVITY_KEEP_SECONDS``, oldest first: ``at`` (its start, epoch seconds),
+        ``finished`` (tasks ended in it) and ``waiting`` (the longest ingest queue seen; None when unsampled)."""
+        now = int(time.time() // ACTIVITY_BUCKET_SECONDS)
+        buckets = range(now - ACTIVITY_KEEP_SECONDS // ACTIVITY_BUCKET_SECONDS + 1, now + 1)
+        pipe = self._redis.pipeline()
+        for bucket in buckets:
+            pipe.zmscore(self._key("activity", str(bucket)), ["finished", "waiting"])
+        return [{"at": bucket * ACTIVITY_BUCKET_SECONDS, "finished": int(finished or 0),
+                 "waiting": None if waiting is None else int(waiting)}
+                for bucket, (finished, waiting) in zip(buckets, pipe.execute())]

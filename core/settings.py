@@ -11,7 +11,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, get_origin, get_type_hints
+from typing import Callable, Literal, get_origin, get_type_hints
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -42,6 +42,8 @@ class ServicesConfig:
     api_host: str = "127.0.0.1"
     api_port: int = 8800
     flower_port: int = 5555  # Flower, Celery's own monitor, on loopback; the admin console links to it
+    api_workers: int = 0  # gunicorn worker processes of `evident serve`; 0: one per core
+    api_threads: int = 4  # threads per worker: a search waits on OpenSearch most of its time (see README, bench)
 
 
 @dataclass
@@ -60,6 +62,13 @@ class EmbeddingConfig:
     # Empty for a multilingual model.
     language: str = "en"
     device: str = "cpu"
+    # Views embedded at ingest besides those search reads (search.views), e.g. to try "summary" in search
+    # later without re-ingesting. Each embedded view costs as much embedder time as the context view.
+    extra_views: tuple[Literal["context", "summary", "keywords"], ...] = ()
+    # torch threads of each process that embeds; 0: torch's default (every core). Measured on 2 busy cores:
+    # a query took 300 ms with 2 threads against 20 ms with 1 (each thread waits for the other whenever one
+    # is descheduled); use the cores with processes instead (API workers, worker pool).
+    threads: int = 1
 
 
 @dataclass
@@ -134,6 +143,9 @@ class ApiConfig:
     max_history_turns: int = 50  # far more than a conversation in a search box runs to
     max_body_bytes: int = 1_048_576  # 1 MiB: 50 turns with their shown results fit many times over
     caller_id_salt: str = ""  # keys the callers' pseudonyms in the search log: set a secret so they cannot be recomputed
+    # origins (scheme://host[:port]) whose pages may call /api/search and /api/click from the browser, i.e. that
+    # embed the widget; comma separated; empty: no cross-origin access at all
+    cors_origins: str = ""
 
 
 @dataclass
@@ -161,6 +173,36 @@ class AuthConfig:
 
 
 @dataclass
+class SourcesConfig:
+    """Live sources (Confluence, web sites): how their syncs are paced, locked and checkpointed."""
+
+    lock_seconds: int = 120  # a sync's lock outlives a dead worker by this much; renewed after every page
+    overlap_seconds: int = 300  # changes asked for since cursor minus this: CQL dates have minute precision
+    scope_check_every: int = 1  # syncs between id listings for deletions and permission changes (1: each)
+    items_per_task: int = 100  # pages one task indexes before it hands the rest to a new task (fairness)
+    requests_per_second: float = 5.0  # a polite pace for a wiki that also serves people
+    request_timeout: float = 30.0  # seconds for one answer; a slower one is retried with backoff
+    max_attachment_bytes: int = 50_000_000  # larger attachments are recorded as skipped, not downloaded
+    schedule_seconds: int = 60  # how often beat looks for sources whose interval has passed
+
+
+@dataclass
+class TransferConfig:
+    """How a folder file's bytes reach a worker that cannot see the submitting machine's disk
+    (``workers.submit``): inside the task, or through Redis with an expiry."""
+
+    # A wiki page or a small PDF rides inside the task; a larger file's bytes go through a Redis key, so the
+    # broker's messages (which Flower and every worker's prefetch read whole) stay small.
+    inline_max_bytes: int = 262_144
+    # Larger files are a recorded error, not sent: a big scanned manual fits; beyond it is more likely an
+    # archive put there by mistake, and its bytes would sit in Redis memory until a worker takes them.
+    max_file_bytes: int = 104_857_600
+    # A file's bytes left in Redis expire after this, so a job nobody runs does not hold memory forever;
+    # longer than a large corpus waits in the queue.
+    redis_ttl_seconds: int = 172_800
+
+
+@dataclass
 class Settings:
     opensearch: OpenSearchConfig = field(default_factory=OpenSearchConfig)
     redis: RedisConfig = field(default_factory=RedisConfig)
@@ -172,6 +214,8 @@ class Settings:
     rerank: RerankConfig = field(default_factory=RerankConfig)
     auth: AuthConfig = field(default_factory=AuthConfig)
     api: ApiConfig = field(default_factory=ApiConfig)
+    sources: SourcesConfig = field(default_factory=SourcesConfig)
+    transfer: TransferConfig = field(default_factory=TransferConfig)
 
 
 def _apply(section: object, values: dict, name: Callable[[str], str]) -> None:

@@ -8,6 +8,7 @@ import time
 from dataclasses import asdict
 
 from core.settings import PROJECT_ROOT, Settings, load_settings
+from evident import bench, sources_cli
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
 OPENSEARCH_WAIT = 30  # seconds a command waits for a node still starting (just after `services up`)
@@ -15,6 +16,7 @@ INGEST_TIMEOUT = 3600  # seconds `evident ingest` follows a job by default: the 
 PREVIEW_CHARS = 200  # of each evidence's text in `evident parse`: two lines of a terminal
 SKIPPED_EXAMPLES = 3  # file names shown of those left out: enough to recognize what they are
 PROGRESS_REDRAW = 1  # seconds between redraws of the ingest progress bar: moving, yet quiet in a log
+API_SEARCH_TIMEOUT = 30  # seconds `evident search` waits for the running API: a search takes well under one
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -172,14 +174,26 @@ def cmd_worker(args, settings: Settings) -> int:
 
 
 def cmd_serve(args, settings: Settings) -> int:
-    from api.app import create_app
+    from evident.server import EvidentServer
 
-    app = create_app(settings)
-    app.extensions["evident"]["searcher"].warm_up()
     host = args.host or settings.services.api_host
     port = args.port or settings.services.api_port
     print(f"Evident search page: http://{host}:{port}/", file=sys.stderr)
-    app.run(host=host, port=port, threaded=True)
+    EvidentServer(settings, host, port).run()
+    return 0
+
+
+def cmd_bench(args, settings: Settings) -> int:
+    from pathlib import Path
+
+    from evident.stack.launcher import log_dir
+
+    try:
+        report = bench.run(settings, args.corpus, Path(args.questions), args.searches, args.scale, args.api,
+                           not args.no_ingest, log_dir(settings))
+    except (OSError, ValueError, RuntimeError) as exc:
+        return _fail(f"bench: {exc}")
+    print(report)
     return 0
 
 
@@ -203,34 +217,59 @@ def _overrides(args) -> dict:
     return out
 
 
+def api_search(args, settings: Settings) -> dict | None:
+    """The running API's answer, whose models are loaded already (a second, against ~10 s of loading them
+    here); None when no API answers on [services] api_host/api_port."""
+    import requests
+
+    url = f"http://{settings.services.api_host}:{settings.services.api_port}/api/search"
+    params = {"q": args.query, "k": args.k, **{name: getattr(args, name) for name in ("mode", "group")
+                                               if getattr(args, name)}}
+    try:
+        answer = requests.get(url, params=params, timeout=API_SEARCH_TIMEOUT)
+    except requests.ConnectionError:
+        return None
+    if answer.status_code != 200:
+        raise ValueError(f"{url} answered {answer.status_code}: {answer.text[:PREVIEW_CHARS]}")
+    return answer.json()
+
+
 def cmd_search(args, settings: Settings) -> int:
     from search.searcher import SearchRequest
 
     groups = [g for g in (args.groups or "").split(",") if g]
-    response = make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, groups=groups,
-                                                            **_overrides(args)))
+    # The API serves what its caller's identity may read and knows no stage switches: those searches stay here.
+    in_process = args.local or groups or args.fusion or args.views or args.no_history
+    try:
+        response = None if in_process else api_search(args, settings)
+    except ValueError as exc:
+        return _fail(str(exc))
+    if response is None:
+        response = asdict(make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, groups=groups,
+                                                                       **_overrides(args))))
     if args.json:
-        print(json.dumps(asdict(response), ensure_ascii=False, indent=2))
+        print(json.dumps(response, ensure_ascii=False, indent=2))
         return 0
-    for n, hit in enumerate(response.hits, start=1):
-        print(f"{n:2}. {hit.title}  [{hit.kind}]  {hit.score:.4f}\n    {hit.url}\n    {' > '.join(hit.heading_path)}")
-    print(f"{response.total} pages in {response.took_ms} ms", file=sys.stderr)
+    for n, hit in enumerate(response["hits"], start=1):
+        print(f"{n:2}. {hit['title']}  [{hit['kind']}]  {hit['score']:.4f}\n    {hit['url']}\n"
+              f"    {' > '.join(hit['heading_path'])}")
+    print(f"{response['total']} pages in {response['took_ms']} ms", file=sys.stderr)
     return 0
 
 
 def cmd_eval(args, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from evident.evaluation import format_table, load_questions, report, run
+    from evident.evaluation import format_table, in_split, load_questions, report, run
 
     try:
-        questions = load_questions(args.questions)
+        questions = in_split(load_questions(args.questions), args.split)
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
     searcher = make_searcher(settings)
     with tqdm(total=len(questions), unit="q", desc="eval", file=sys.stderr, disable=args.json) as bar:
         outcomes = run(searcher, questions, field_name=args.field, overrides=_overrides(args),
-                       progress=lambda n: bar.update(1))
+                       progress=lambda n: bar.update(1), conversation=args.conversation)
     result = report(outcomes)
     if args.misses:
         for o in outcomes:
@@ -295,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per evidence")
     p.set_defaults(func=cmd_parse)
 
-    p = sub.add_parser("ingest", help="queue files to the worker and follow the job")
+    p = sub.add_parser("ingest", help="queue files to the worker (their bytes go with the tasks: a worker needs "
+                                      "no access to this disk) and follow the job")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest files that did not change")
     p.add_argument("--prune", action="store_true",
@@ -309,15 +349,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--loglevel", default="INFO")
     p.set_defaults(func=cmd_worker)
 
-    p = sub.add_parser("serve", help="run the API and search page")
+    p = sub.add_parser("serve", help="run the API and search page (gunicorn: [services] api_workers, api_threads)")
     p.add_argument("--host")
     p.add_argument("--port", type=int)
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("search", help="search like the API does")
+    p = sub.add_parser("search", help="search like the API does (asks the running API when one answers)")
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
-    p.add_argument("--groups", help="the caller's groups, comma separated")
+    p.add_argument("--groups", help="the caller's groups, comma separated (searches here, not through the API)")
+    p.add_argument("--local", action="store_true", help="search in this process even when an API answers")
     p.add_argument("--json", action="store_true")
     retrieval_flags(p)
     p.set_defaults(func=cmd_search)
@@ -328,8 +369,28 @@ def build_parser() -> argparse.ArgumentParser:
                    help="question field (default completed_question; 'question' uses conversation history)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--misses", action="store_true", help="list the questions whose first result is wrong")
+    p.add_argument("--split", choices=["tune", "holdout"],
+                   help="only the conversations of one half (by a hash of conv_id): tune on one, report the other")
+    p.add_argument("--conversation", choices=["state", "prev-question", "none"], default="state",
+                   help="how raw follow-ups meet earlier turns: the conversation state (default), the naive "
+                        "baseline of the previous raw question prepended, or none")
     retrieval_flags(p)
     p.set_defaults(func=cmd_eval)
+
+    sources_cli.add_parsers(sub)
+
+    p = sub.add_parser("bench", help="measure ingest and search speed on this machine (re-ingests the corpus "
+                                     "into the settings' alias: give it its own)")
+    p.add_argument("--corpus", nargs="+", default=[str(c) for c in bench.DEFAULT_CORPUS], metavar="PATH",
+                   help="files or folders to ingest (default: the shared bench's wiki pages and PDFs)")
+    p.add_argument("--questions", default=str(bench.DEFAULT_QUESTIONS),
+                   help="JSONL (completed_question or question) or one query a line (default: the bench's)")
+    p.add_argument("--searches", type=int, default=bench.SEARCHES, help="searches per measurement")
+    p.add_argument("--scale", type=int, default=0, metavar="N",
+                   help="also measure search on a throwaway copy of about N evidence, removed afterwards")
+    p.add_argument("--api", help="measure this running API (base URL) instead of starting one")
+    p.add_argument("--no-ingest", action="store_true", help="search what the alias holds; ingest nothing")
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("demo", help="start everything, ingest the sample corpus and serve the search page")
     p.add_argument("--corpus", default=str(SAMPLE_CORPUS), help="folder to ingest (default: samples/)")

@@ -1,6 +1,7 @@
 """``evident eval``: P@1, hit@5 and MRR by page URL over a questions file, through the same Searcher as the API."""
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -11,9 +12,14 @@ from opensearchpy.exceptions import OpenSearchException
 
 from search.searcher import SearchRequest, Searcher, Turn
 
-BREAKDOWNS = ("answer_source", "lang", "complexity", "turn")
+BREAKDOWNS = ("answer_source", "lang", "complexity", "turn", "split")  # split: the half of ``split_of``
 HISTORY_RESULTS = 3  # results of a turn a follow-up sees, as the search page keeps them (api/static/index.html)
 ERROR_CHARS = 300  # enough to name the cause of a failed search, not its whole server trace
+SPLITS = ("tune", "holdout")
+# How a raw follow-up meets its conversation: ``state`` is the Searcher's own conversation handling;
+# ``prev-question`` is the naive baseline (the previous raw question prepended, no other history);
+# ``none`` asks each question alone.
+CONVERSATION_MODES = ("state", "prev-question", "none")
 
 
 @dataclass
@@ -78,16 +84,40 @@ def load_questions(path: str | Path) -> list[dict]:
     return questions
 
 
+def split_of(conv_id: str) -> str:
+    """The half a conversation belongs to, fixed by its id alone: ``tune`` when the SHA-1 of the id is even,
+    else ``holdout``. Mechanisms are tuned on the one half and reported untouched on the other."""
+    return SPLITS[int(hashlib.sha1(conv_id.encode("utf-8")).hexdigest(), 16) % 2]
+
+
+def in_split(questions: list[dict], split: str | None) -> list[dict]:
+    """The questions of the conversations in ``split`` (all of them without one)."""
+    if split is None:
+        return questions
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r}: not one of {', '.join(SPLITS)}")
+    return [q for q in questions if split_of(q.get("conv_id", q.get("id", ""))) == split]
+
+
 def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "completed_question", k: int = 10,
-        overrides: dict | None = None, progress: Callable[[int], None] | None = None) -> list[Outcome]:
-    """Ask each question; with the raw ``question`` field earlier turns of a conversation are its history."""
-    overrides = overrides or {}
+        overrides: dict | None = None, progress: Callable[[int], None] | None = None,
+        conversation: str = "state") -> list[Outcome]:
+    """Ask each question; with the raw ``question`` field earlier turns of a conversation are its history,
+    read as ``conversation`` (one of ``CONVERSATION_MODES``) says."""
+    if conversation not in CONVERSATION_MODES:
+        raise ValueError(f"conversation mode {conversation!r}: not one of {', '.join(CONVERSATION_MODES)}")
+    overrides = dict(overrides or {})
+    if conversation != "state":
+        overrides["use_history"] = False
     history: dict[str, list[Turn]] = defaultdict(list)
     outcomes = []
     for n, q in enumerate(sorted(questions, key=lambda q: (q.get("conv_id", ""), q.get("turn", 1))), start=1):
         text = q.get(field_name) or q["question"]
         conv = q.get("conv_id", q.get("id", ""))
         turns = history[conv] if field_name == "question" else []
+        asked = text
+        if conversation == "prev-question" and turns:
+            text = f"{turns[-1].query} {text}"
         groups = [q["restricted_to"]] if q.get("restricted_to") else []
         try:
             response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns),
@@ -96,14 +126,14 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
                                                                     **overrides), q.get("gold_urls", []))
         except OpenSearchException as exc:
             outcomes.append(Outcome(q, None, error=f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]))
-            history[conv].append(Turn(text, []))
+            history[conv].append(Turn(asked, []))
             continue
         finally:
             if progress:
                 progress(n)
         urls = [h.url for h in response.hits]
         outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked))
-        history[conv].append(Turn(text, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
+        history[conv].append(Turn(asked, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
 
 
@@ -120,7 +150,9 @@ def report(outcomes: list[Outcome]) -> dict:
     for name in BREAKDOWNS:
         groups: dict[str, list[int | None]] = defaultdict(list)
         for o in outcomes:
-            if name in o.question:
+            if name == "split" and "conv_id" in o.question:
+                groups[split_of(o.question["conv_id"])].append(o.rank)
+            elif name in o.question:
                 groups[str(o.question[name])].append(o.rank)
         result[f"by_{name}"] = {key: figures(ranks).as_dict() for key, ranks in sorted(groups.items())}
     return result

@@ -48,6 +48,45 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
     return "\n".join(lines)
 
 
+# The page's facts in the page's own language (English for any other), so a question about the page itself
+# ("who last edited it", "wann wurde sie geändert") meets them in its words; the lexicon bridges the rest.
+_FACT_PHRASES = {
+    "en": {"space": "in space {}", "under": "under {}", "created": "created", "updated": "last updated (edited)",
+           "on": "on {}", "by": "by {}", "version": "version {}", "labels": "labels: {}",
+           "attachments": "attachments: {}"},
+    "de": {"space": "im Bereich (Space) {}", "under": "unter {}", "created": "erstellt",
+           "updated": "zuletzt geändert (bearbeitet)", "on": "am {}", "by": "von {}", "version": "Version {}",
+           "labels": "Stichwörter: {}", "attachments": "Anhänge: {}"},
+}
+
+
+def page_facts(doc: Document) -> str:
+    """What is known about the page itself, as one sentence per fact group (verbalized like table rows):
+    "HVX 4.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.
+    Last updated (edited) on 2024-09-16 by Pavla Horáková, version 8. Labels: release-test-report."
+    Dates are given as ISO days; facts that are not known are left out."""
+    say = _FACT_PHRASES.get(doc.lang, _FACT_PHRASES["en"])
+    where = [doc.title]
+    space = f"{doc.space_name} ({doc.space})" if doc.space_name and doc.space else doc.space_name or doc.space
+    if space:
+        where.append(say["space"].format(space))
+    if doc.breadcrumb:
+        where.append(say["under"].format(" > ".join(doc.breadcrumb)))
+    sentences = [", ".join(where)]
+    for event, day, who in (("created", doc.created, doc.author), ("updated", doc.updated, doc.editor)):
+        if day or who:
+            parts = [say[event], *([say["on"].format(day[:10])] if day else []),
+                     *([say["by"].format(who)] if who else [])]
+            if event == "updated" and doc.version is not None:
+                parts[-1] += ", " + say["version"].format(doc.version)
+            sentences.append(" ".join(parts))
+    if doc.labels:
+        sentences.append(say["labels"].format(", ".join(doc.labels)))
+    if doc.attachments:
+        sentences.append(say["attachments"].format(", ".join(doc.attachments)))
+    return ". ".join(s[:1].upper() + s[1:] for s in sentences) + "."
+
+
 def _split_long(block: Block, config: IngestConfig, lang: str) -> list[Block]:
     """Blocks longer than the embedder can read are cut with the sentence-aware chunker, inside the block."""
     if block.kind in (kinds.TABLE_ROW, kinds.TERM, kinds.PDF_PAGE) or word_count(block.text) <= config.chunk_max_words:
@@ -91,6 +130,9 @@ def _neighbours(blocks: list[Block], flow: list[int]) -> tuple[dict[int, str], d
 
 def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lemmatizer,
                    stats: KeywordStats | None = None) -> list[Evidence]:
+    """The document's evidence: each block, each section of several blocks, the whole page and the page's
+    facts, all through one ``add`` that gives them the same id scheme and context; kept in one function
+    (over 60 lines) because ``add`` closes over the positions, sections and neighbours worked out here."""
     doc = parsed.document
     if not doc.lang:
         doc.lang = detect_language(" ".join(b.text for b in parsed.blocks[:_DETECT_BLOCKS])[:_DETECT_CHARS])
@@ -120,6 +162,7 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             section_id=section_id, position=position,
             context=contextualize(doc, heading_path, text, prev_text, next_text, config.context_mode),
             prev_text=prev_text, next_text=next_text, lang=lang, acl=list(doc.acl),
+            acl_inherited=[list(level) for level in doc.acl_inherited],
             space=doc.space, labels=list(doc.labels), source_type=doc.source_type,
             updated=doc.updated, page=page, meta=dict(meta),
         ))
@@ -146,6 +189,9 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
     flow_text = "\n".join(blocks[i].text for i in flow)
     if doc.source_type != "pdf" and flow_text:
         add(kinds.PAGE, flow_text, [], None, {}, "", "", "")
+
+    # The page's own facts, for questions about the page rather than its content; a PDF's sit on its first page.
+    add(kinds.PAGE_FACTS, page_facts(doc), [], 1 if doc.source_type == "pdf" else None, {}, "", "", "")
 
     _add_views(out, lemmatizer, stats, config, doc)
     return out

@@ -15,6 +15,7 @@ SECTION = "section"
 PDF_PAGE = "pdf_page"
 PAGE = "page"  # a whole wiki or HTML page; a PDF's pages are PDF_PAGE
 TERM = "term"
+PAGE_FACTS = "page_facts"  # what is known about a page itself: title, space, place, who wrote and changed it, when
 
 
 @dataclass
@@ -28,10 +29,16 @@ class Document:
     breadcrumb: list[str] = field(default_factory=list)  # ancestor titles, root first
     space: str = ""
     labels: list[str] = field(default_factory=list)
-    acl: list[str] = field(default_factory=list)  # groups allowed to read; empty = public
+    acl: list[str] = field(default_factory=list)  # groups and user:<id> allowed to read; empty = public
+    acl_inherited: list[list[str]] = field(default_factory=list)  # levels above acl, each must admit the reader
     lang: str = ""
     updated: str = ""  # ISO-8601 date of the last version, when known
-    author: str = ""
+    author: str = ""  # who wrote it (a wiki page's creator, a PDF's or web page's author), when known
+    space_name: str = ""  # the space's name where ``space`` holds its key
+    created: str = ""  # ISO-8601 date of the first version, when known
+    editor: str = ""  # who made the last version, when known
+    version: int | None = None  # the number of the last version, when known
+    attachments: list[str] = field(default_factory=list)  # file names attached to the page
 
 
 @dataclass
@@ -58,6 +65,7 @@ class Evidence:
     next_text: str = ""
     lang: str = ""
     acl: list[str] = field(default_factory=list)
+    acl_inherited: list[list[str]] = field(default_factory=list)
     space: str = ""
     labels: list[str] = field(default_factory=list)
     source_type: str = ""

@@ -23,7 +23,10 @@ def source_for(file: SourceFile) -> Source:
 
 
 def parse_file(file: SourceFile, config: IngestConfig) -> ParsedDocument:
-    return source_for(file).parse(file, config)
+    parsed = source_for(file).parse(file, config)
+    parsed.document.acl_inherited = [list(level) for level in file.acl_inherited if level]
+    parsed.document.breadcrumb = parsed.document.breadcrumb or list(file.breadcrumb)
+    return parsed
 
 
 def evidence_for(file: SourceFile, config: IngestConfig, lemmatizer: Lemmatizer,

@@ -15,8 +15,9 @@ MORE_SNIPPET_WIDTH = 160  # a page's other evidence beneath its hit: about two l
 SNIPPET_LEAD = 3  # the window opens a third of its width before the first match, so the match reads in context
 MIN_MARKED_CHARS = 3  # shorter terms ("of", "es") match inside too many words to be worth marking
 MAX_MORE = 3  # a page's other evidence listed beneath its hit; the page itself has the rest
-# Whole-page and section units repeat their parts, so they are not listed beneath their page again.
-_REPEATING_KINDS = (kinds.PAGE, kinds.SECTION)
+# Whole-page and section units repeat their parts, and a page's facts repeat what its hit shows (title, space,
+# breadcrumb), so none of them is listed beneath their page again.
+_REPEATING_KINDS = (kinds.PAGE, kinds.SECTION, kinds.PAGE_FACTS)
 SCORE_DECIMALS = 6  # scores are shown, and hits ordered, at this precision
 FACET_FIELDS = ("space", "kind", "lang")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once

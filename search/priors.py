@@ -1,6 +1,6 @@
 """Priors: what the fused scores learn beyond the retrievers, in rank-one units of the fusion.
 
-The page a follow-up leans on gets a bonus; evidence of a template twin (a page whose title names another
+The pages shown for earlier turns get a bonus in the conversation's reading; evidence of a template twin (a page whose title names another
 version, date or code than the query) is set back; an index-term anchor whose term the query names is
 lifted. The weights are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
 """
@@ -27,9 +27,9 @@ def _shift(fused: list[dict], bonus: Callable[[dict], float]) -> None:
             item["_score_fused"] += amount
 
 
-def follow_up_prior(fused: list[dict], prior_urls: list[str], bonus: float) -> None:
-    """The page shown first for the turn a follow-up leans on gets ``bonus``."""
-    _shift(fused, lambda src: bonus if src["url"] in prior_urls else 0.0)
+def follow_up_prior(fused: list[dict], prior_urls: dict[str, float], bonus: float) -> None:
+    """A page shown first for an earlier turn gets its share of ``bonus``."""
+    _shift(fused, lambda src: bonus * prior_urls.get(src["url"], 0.0))
 
 
 def twin_penalty(fused: list[dict], query_ids: dict[str, set[str]], penalty: float) -> None:

@@ -33,15 +33,15 @@ class ResolvedQuery:
     """The question after the conversation: what BM25, the embedder and the follow-up prior take from it."""
 
     text: str  # the user's own words: BM25 at full weight
-    carried: list[str]  # key terms carried over from earlier turns: BM25 at a lower weight
+    carried: dict[str, float]  # key terms of earlier turns -> their share of the carried BM25 weight
     dense_text: str  # what the embedder sees: the earlier question and this one, for a follow-up
-    prior_urls: list[str]  # pages shown for the turn this one follows up on
-    follow_up: bool
+    prior_urls: dict[str, float]  # pages shown for earlier turns -> their share of the follow-up prior
+    follow_up: bool  # read together with the conversation
 
     @classmethod
     def standalone(cls, query: str) -> ResolvedQuery:
         """A question taken as it stands: no conversation, or history turned off."""
-        return cls(query, [], query, [], False)
+        return cls(query, {}, query, {}, False)
 
 
 @dataclass
@@ -149,6 +149,6 @@ def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemma
         tokens = most_informative(tokens, lang)
         resolved = replace(resolved, text=" ".join(t.text for t in tokens))
     if len(resolved.carried) > MAX_QUERY_TERMS:
-        resolved = replace(resolved, carried=resolved.carried[:MAX_QUERY_TERMS])
+        resolved = replace(resolved, carried=dict(list(resolved.carried.items())[:MAX_QUERY_TERMS]))
     lemmas = terms_of(tokens, resolved.text)
     return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang))

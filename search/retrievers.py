@@ -38,12 +38,22 @@ class Retriever:
     lexical: bool  # BM25 (the facets are counted on the first lexical retriever)
 
 
-def acl_filter(groups: list[str]) -> dict:
-    """Public evidence (no acl) or evidence shared with one of the caller's groups."""
-    should: list[dict] = [{"bool": {"must_not": {"exists": {"field": "acl"}}}}]
-    if groups:
-        should.append({"terms": {"acl": list(groups)}})
-    return {"bool": {"should": should, "minimum_should_match": 1}}
+def acl_filter(principals: list[str]) -> dict:
+    """Evidence the caller may read: every read restriction on it names one of the caller's principals
+    (groups and ``user:<id>``); evidence without restrictions is public.
+
+    A page inherits its restricted ancestors' restrictions, and Confluence wants a reader admitted by
+    each of them, so each is a nested ``acl_levels`` object and none may fail to match. ``acl`` (the
+    evidence's own level) is checked as well, so evidence written before ``acl_levels`` existed stays
+    protected.
+    """
+    own: list[dict] = [{"bool": {"must_not": {"exists": {"field": "acl"}}}}]
+    unmatched: dict = {"match_all": {}}
+    if principals:
+        own.append({"terms": {"acl": list(principals)}})
+        unmatched = {"bool": {"must_not": {"terms": {"acl_levels.principals": list(principals)}}}}
+    return {"bool": {"should": own, "minimum_should_match": 1,
+                     "must_not": {"nested": {"path": "acl_levels", "query": unmatched}}}}
 
 
 def request_filters(groups: list[str], filters: dict) -> list[dict]:

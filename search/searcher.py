@@ -5,25 +5,25 @@ against ``SearchConfig``) -> ``understand`` (language, follow-up resolution from
 translations: ``query``, ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies with the
 caller's filters: ``retrievers``) -> ``retrieve`` (one ``_msearch``, or one ``hybrid`` query with a search
 pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) -> ``prioritize``
-(follow-up page, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder: ``rerank``)
+(pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder: ``rerank``)
 -> ``to_hits`` (grouping by page, snippets, paging: ``grouping``, ``present``). The caller's ACL filter is
 inside every retriever, so a restricted page never reaches the fusion step.
 """
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
 
 from core.embedding import Embedder
 from core.settings import Settings
 from search import fusion, present
-from search.conversation import resolve
+from search.conversation import carried_across, carried_bm25, resolve
 from search.grouping import group
 from search.lexicon import Lexicon, load_lexicon
 from search.priors import apply_priors
-from search.query import Query, ResolvedQuery, content_terms, understand
+from search.query import Query, ResolvedQuery, content_terms, translations, understand
 from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, dense_texts, knn_retrievers,
                                request_filters, run_each, run_hybrid)
@@ -118,12 +118,17 @@ class Searcher:
 
     # -- stages ---------------------------------------------------------------------------------
     def understand(self, request: SearchRequest, plan: Plan) -> tuple[Query, list[str]]:
-        """The question's language, its resolution from the conversation, its content terms and their
-        translations (none for the baseline); with the warnings of an optional step that failed."""
+        """The question's language, its reading with the conversation (``conversation``), its content terms
+        and their translations (none for the baseline), the carried terms' translations too; with the
+        warnings of an optional step that failed."""
         lang = detect_language(request.query)
         resolved, warnings = (resolve(request.query, request.history, lang, self.lemmatizer, self.rewriter)
                               if plan.use_history else (ResolvedQuery.standalone(request.query), []))
         lexicon = self.lexicon if plan.mode != "baseline" else None
+        if resolved.carried:
+            resolved = replace(resolved, carried=carried_across(
+                resolved.carried, translations(lexicon, list(resolved.carried), lang),
+                self.settings.search.translation_boost))
         return understand(request.query, lang, resolved, self.lemmatizer, lexicon), warnings
 
     def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query) -> list[Retriever]:
@@ -134,7 +139,11 @@ class Searcher:
             return [Retriever(baseline_query(request.query, filters), cfg.bm25_weight, lexical=True)]
         out = []
         if plan.mode in ("bm25", "hybrid"):
-            out.append(Retriever(bm25_query(query, filters, cfg, self.lemmatizer), cfg.bm25_weight, lexical=True))
+            body = bm25_query(replace(query, resolved=replace(query.resolved, carried={})), filters, cfg,
+                              self.lemmatizer)
+            if query.resolved.carried:
+                body = carried_bm25(body, query.resolved.carried, cfg.carried_boost)
+            out.append(Retriever(body, cfg.bm25_weight, lexical=True))
         if plan.mode in ("dense", "hybrid"):
             model_language = self.settings.embedding.language
             vectors = self.embedder.embed(dense_texts(query, model_language))

@@ -14,7 +14,8 @@ RESULT_EXPIRES = 24 * 3600  # task results are only looked at while a job is fol
 
 def create_app(settings: Settings | None = None) -> Celery:
     settings = settings or load_settings()
-    app = Celery("evident", broker=settings.redis.url, backend=settings.redis.url, include=["workers.tasks"])
+    app = Celery("evident", broker=settings.redis.url, backend=settings.redis.url,
+                 include=["workers.tasks", "workers.sync.tasks"])
     app.conf.update(
         task_default_queue=INGEST_QUEUE,
         # Long tasks: acknowledge after the work, fetch one at a time, and keep Redis from
@@ -29,6 +30,9 @@ def create_app(settings: Settings | None = None) -> Celery:
         worker_hijack_root_logger=False,
         worker_send_task_events=True,
         task_send_sent_event=True,
+        # Beat only looks for due sources; each source's own interval is in its registration (core.sources).
+        beat_schedule={"evident-schedule-sources": {"task": "evident.schedule_sources",
+                                                    "schedule": settings.sources.schedule_seconds}},
     )
     app.evident_settings = settings
     return app

@@ -1,15 +1,19 @@
 """Reading a corpus from disk: files to SourceFiles, with what the folder says about them.
 
-A folder may hold ``users.json`` (Confluence account ids -> display names, the
-REST shape ``{"results": [{"accountId", "displayName"}]}``; also looked for in
-the parent folder) and ``manifest.json`` (``{"base": URL, "files": [{"file",
-"url", "title", "lang", "acl"}]}``) giving each file its URL, title, language
-and read groups.
+Only the submitting side reads here (``workers.submit``); a worker gets the bytes and this side information
+with its task. A folder may hold ``users.json`` (Confluence account ids -> display names, the REST shape
+``{"results": [{"accountId", "displayName"}]}``; also looked for in the parent folder) and ``manifest.json``
+(``{"base": URL, "files": [{"file", "url", "title", "lang", "acl"}]}``) giving each file its title, language,
+read groups and URL. A file's URL is, in this order: its manifest entry's ``url``, the manifest's ``base`` +
+its name, ``[ingest] files_base_url`` + its name; else it has none, and unless its content names one
+(Confluence ``_links``) ``require_web_url`` refuses it after parsing.
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+import urllib.parse
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -18,6 +22,10 @@ from ingest.sources import SourceFile
 SIDE_FILES = {"users.json", "manifest.json"}
 SUFFIXES = {".json", ".html", ".htm", ".pdf", ".csv"}  # a CSV is read as a back-of-book index
 FOLDERS_CACHED = 256  # folders whose users.json and manifest.json stay parsed: more than a corpus has
+WEB_SCHEMES = ("http", "https")  # a result link a reader's browser opens; file: or a relative path is not one
+# How a Confluence storage body names a user (the attributes ingest.sources.confluence resolves), plain or
+# JSON-escaped: a file is sent with the names of the users it mentions, not the whole users.json.
+USER_MENTION = re.compile(rb'ri:(?:account-id|userkey|username)=\\?"([^"\\]+)')
 
 
 @dataclass
@@ -42,19 +50,19 @@ def _users_near(folder: Path) -> dict[str, str]:
     return {}
 
 
+@dataclass
+class Manifest:
+    base: str = ""  # URL prefix of every file in the folder without a ``url`` of its own
+    entries: dict[str, dict] = field(default_factory=dict)  # file name -> its entry
+
+
 @lru_cache(maxsize=FOLDERS_CACHED)
-def _manifest_near(folder: Path) -> dict[str, dict]:
+def _manifest_near(folder: Path) -> Manifest:
     path = folder / "manifest.json"
     if not path.is_file():
-        return {}
+        return Manifest()
     data = _load_json(path)
-    base = data.get("base", "")
-    entries = {}
-    for entry in data.get("files", []):
-        entry = dict(entry)
-        entry.setdefault("url", base + entry["file"])
-        entries[entry["file"]] = entry
-    return entries
+    return Manifest(data.get("base", ""), {entry["file"]: entry for entry in data.get("files", [])})
 
 
 @dataclass
@@ -101,10 +109,28 @@ def vanished(ingested: list[str], paths: list[str], found: list[CorpusFile]) -> 
 
 
 def load(item: CorpusFile, files_base_url: str = "") -> SourceFile:
-    """Read one file with its folder's side information."""
+    """Read one file with its folder's side information (the users map: only the users the file mentions)."""
     path = item.path
     folder = path.parent
-    entry = _manifest_near(folder).get(path.name, {})
-    url = entry.get("url") or (files_base_url + path.name if files_base_url else "")
-    return SourceFile(name=item.name, data=path.read_bytes(), url=url, title=entry.get("title", ""),
-                      lang=entry.get("lang", ""), acl=list(entry.get("acl", [])), users=_users_near(folder))
+    manifest = _manifest_near(folder)
+    entry = manifest.entries.get(path.name, {})
+    base = manifest.base or files_base_url
+    url = entry.get("url") or (base + urllib.parse.quote(path.name) if base else "")
+    data = path.read_bytes()
+    users = _users_near(folder)
+    mentioned = {m.decode("utf-8", "replace") for m in USER_MENTION.findall(data)} if users else set()
+    return SourceFile(name=item.name, data=data, url=url, title=entry.get("title", ""), lang=entry.get("lang", ""),
+                      acl=list(entry.get("acl", [])),
+                      users={account: users[account] for account in sorted(mentioned) if account in users})
+
+
+def require_web_url(name: str, url: str) -> None:
+    """Raise ValueError naming the file and the ways to give it a URL when ``url`` is not an absolute http(s)
+    link: a result must open the page it came from, not a path on the machine that ingested it."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme in WEB_SCHEMES and parts.netloc:
+        return
+    got = f"its URL {url!r} is not an absolute http(s) link" if url else "it has no URL"
+    raise ValueError(f"{name}: {got}, so its results could not be opened; give it one with a manifest.json "
+                     f"beside it (an entry {{\"file\": \"{Path(name).name}\", \"url\": \"https://...\"}} "
+                     f"or a \"base\" URL for the whole folder) or set EVIDENT_INGEST_FILES_BASE_URL")

@@ -1,27 +1,125 @@
-"""Queueing files for the worker and following the job: what ``evident ingest`` and the tests use."""
+"""Queueing files for the worker and following the job: what ``evident ingest``, the admin's retry and the
+tests use.
+
+A task carries a file's bytes, never a path: the worker may run on another machine that has only the broker,
+Redis and OpenSearch. The submitting side reads each file with its side information (``workers.folder.load``:
+URL, title, language, ACL from the manifest, the users it mentions) and ``pack`` puts it in the task: bytes up to
+``[transfer] inline_max_bytes`` inline (base64 in the task's JSON), larger ones under a Redis key with an
+expiry that the worker reads and deletes (``unpack``, ``content_tokens``). A file over ``max_file_bytes`` or
+one that cannot be read is recorded as failed on its job, not sent. A back-of-book index travels with the files
+it points to (``workers.grounding.index_targets``).
+"""
 from __future__ import annotations
 
+import base64
+import dataclasses
 import time
 from typing import Callable
 
 from celery import Celery
 from opensearchpy import OpenSearch
 
-from workers.folder import CorpusFile, vanished
 from core.index import delete_documents
-from core.settings import Settings
 from core.jobs import JobStatus, JobStore
+from core.settings import Settings, TransferConfig
+from ingest.sources import SourceFile
+from workers.folder import CorpusFile, load, vanished
+from workers.grounding import index_targets
 
 POLL_SECONDS = 0.5  # how often a followed job is read: a progress bar that moves, little load on Redis
+INDEX_SUFFIXES = (".pdf", ".csv")  # the files that may be a back-of-book index (workers.grounding)
+
+
+def pack(file: SourceFile, jobs: JobStore, transfer: TransferConfig) -> dict:
+    """A file as task JSON: its side information, and its bytes inline or as the token of a Redis key.
+
+    Raises ValueError naming the file and the limit when it is larger than ``transfer.max_file_bytes``.
+    """
+    size = len(file.data)
+    if size > transfer.max_file_bytes:
+        raise ValueError(f"{file.name}: {size} bytes, over the limit of {transfer.max_file_bytes} "
+                         f"([transfer] max_file_bytes, EVIDENT_TRANSFER_MAX_FILE_BYTES); not sent to the worker")
+    message = {f.name: getattr(file, f.name) for f in dataclasses.fields(SourceFile) if f.name != "data"}
+    if size <= transfer.inline_max_bytes:
+        message["inline"] = base64.b64encode(file.data).decode("ascii")
+    else:
+        message["token"] = jobs.put_content(file.data, transfer.redis_ttl_seconds)
+    return message
+
+
+def unpack(message: dict, jobs: JobStore) -> SourceFile:
+    """The file a task carries; ValueError naming it when its bytes expired in Redis before a worker came."""
+    side = {key: value for key, value in message.items() if key not in ("inline", "token")}
+    if "token" not in message:
+        return SourceFile(**side, data=base64.b64decode(message["inline"]))
+    data = jobs.content(message["token"])
+    if data is None:
+        raise ValueError(f"{message['name']}: its bytes expired in Redis before a worker took the task "
+                         f"([transfer] redis_ttl_seconds); ingest it again")
+    return SourceFile(**side, data=data)
+
+
+def content_tokens(messages: list[dict]) -> list[str]:
+    """The Redis keys (tokens) of the messages' bytes, for the worker to delete once it has used them."""
+    return [m["token"] for m in messages if "token" in m]
+
+
+def file_task(item: CorpusFile, jobs: JobStore, settings: Settings) -> tuple[dict, list[str]]:
+    """The task arguments of one file (the file and, for an index, its targets), and the problems of targets
+    that could not be sent; raises OSError or ValueError naming the file when the file itself cannot be."""
+    try:
+        file = load(item, settings.ingest.files_base_url)
+    except OSError as exc:
+        raise OSError(f"{item.name}: cannot read ({exc.strerror or exc})") from exc
+    packed = pack(file, jobs, settings.transfer)  # first: a file not sent leaves no target bytes in Redis
+    targets, problems = (index_targets(item, file, settings.ingest.files_base_url)
+                         if item.path.suffix.lower() in INDEX_SUFFIXES else ([], []))
+    packed_targets = []
+    for target in targets:
+        try:
+            packed_targets.append(pack(target, jobs, settings.transfer))
+        except ValueError as exc:
+            problems.append(f"index target {exc}")
+    return {"file": packed, "targets": packed_targets}, problems
 
 
 def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: bool = False) -> str:
-    """One job, one task per file; returns the job id."""
+    """One job, one task per file carrying its bytes; returns the job id.
+
+    A file that cannot be read or is over the size limit is recorded as failed on the job (with its path, for
+    a retry), so the job still finishes and says why; the others go on.
+    """
+    settings: Settings = app.evident_settings
     job_id = jobs.create(len(files))
+    jobs.remember_origins(job_id, {item.name: str(item.path) for item in files})
     for item in files:
-        app.send_task("evident.ingest_file", kwargs={"job_id": job_id, "path": str(item.path), "name": item.name,
-                                                    "force": force})
+        try:
+            arguments, problems = file_task(item, jobs, settings)
+        except (OSError, ValueError) as exc:
+            jobs.record_error(job_id, item.name, str(exc), str(item.path))
+            jobs.count(job_id, "failed")
+            continue
+        _send(app, jobs, job_id, item, arguments, problems, force)
     return job_id
+
+
+def queue_again(app: Celery, jobs: JobStore, item: CorpusFile) -> str:
+    """One file read again and queued in a job of its own, forced (the admin's retry); returns the job id.
+
+    Raises OSError or ValueError naming the file when it cannot be read or sent, before any job exists.
+    """
+    arguments, problems = file_task(item, jobs, app.evident_settings)
+    job_id = jobs.create(1)
+    jobs.remember_origins(job_id, {item.name: str(item.path)})
+    _send(app, jobs, job_id, item, arguments, problems, force=True)
+    return job_id
+
+
+def _send(app: Celery, jobs: JobStore, job_id: str, item: CorpusFile, arguments: dict, problems: list[str],
+          force: bool) -> None:
+    for problem in problems:
+        jobs.record_error(job_id, item.name, f"warning: index term: {problem}", str(item.path))
+    app.send_task("evident.ingest_file", kwargs={"job_id": job_id, "name": item.name, "force": force, **arguments})
 
 
 def prune(jobs: JobStore, client: OpenSearch, settings: Settings, paths: list[str],

@@ -11,7 +11,7 @@ import hashlib
 import json
 import time
 from dataclasses import asdict
-from pathlib import Path
+from pathlib import PurePosixPath
 
 from celery import Task, shared_task
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
@@ -28,8 +28,10 @@ from ingest.evidence import Evidence
 from ingest.pipeline import evidence_for
 from ingest.views import LLMSummarizer
 from text.lemmas import Lemmatizer
-from workers.folder import CorpusFile, load
+from ingest.sources import SourceFile
+from workers.folder import require_web_url
 from workers.grounding import term_evidence
+from workers.submit import content_tokens, unpack
 
 class PipelineContext:
     """What a worker process loads once: clients, the embedder, the lemmatizer."""
@@ -67,6 +69,7 @@ class EvidentTask(Task):
         started = getattr(self.request, "evident_started", None)
         jobs = self.context.jobs
         jobs.metric(self.name, outcome)
+        jobs.record_activity(finished=int(outcome != "retried"))  # the console's throughput and queue per minute
         if started is not None:
             jobs.metric(self.name, "seconds", time.perf_counter() - started)
 
@@ -80,7 +83,8 @@ class EvidentTask(Task):
         self._measure("failed")
         job_id = kwargs.get("job_id", "")
         file_name = kwargs.get("name", "")
-        self.context.jobs.record_error(job_id, file_name, f"{type(exc).__name__}: {exc}", kwargs.get("path", ""))
+        self.context.jobs.record_error(job_id, file_name, f"{type(exc).__name__}: {exc}",
+                                       self.context.jobs.origin(job_id, file_name))
         self.context.jobs.count(job_id, "failed")
 
 
@@ -91,18 +95,30 @@ def fingerprint(data: bytes, settings: Settings) -> str:
     return digest.hexdigest()
 
 
-def embed_views(embedder: Embedder, items: list[Evidence]) -> list[dict[str, list[float]]]:
-    """Vectors for each view that an evidence has: context always, summary and keywords when present."""
+VIEW_TEXT = {  # what the embedder reads of an evidence for each view ('' when the evidence lacks the view)
+    "context": lambda e: e.context,
+    "summary": lambda e: e.summary,
+    "keywords": lambda e: ", ".join(e.keywords),
+}
+
+
+def embedded_views(settings: Settings) -> tuple[str, ...]:
+    """The views search reads (``search.views``) and those ``embedding.extra_views`` asks for besides: a view
+    nobody searches is not worth the embedder's time, which is most of an ingest's."""
+    return tuple(dict.fromkeys([*settings.search.views, *settings.embedding.extra_views]))
+
+
+def view_texts(items: list[Evidence], views: tuple[str, ...]) -> list[tuple[int, str, str]]:
+    """(evidence position, view, text) for each view an evidence has, in the order they are embedded."""
+    return [(i, view, text) for view in views for i, e in enumerate(items) if (text := VIEW_TEXT[view](e))]
+
+
+def embed_views(embedder: Embedder, items: list[Evidence], views: tuple[str, ...]) -> list[dict[str, list[float]]]:
+    """Vectors of ``views`` for each evidence, in one call, so the embedder batches across views."""
     vectors: list[dict[str, list[float]]] = [{} for _ in items]
-    view_texts = {
-        "context": [e.context for e in items],
-        "summary": [e.summary for e in items],
-        "keywords": [", ".join(e.keywords) for e in items],
-    }
-    for view, texts in view_texts.items():
-        wanted = [i for i, t in enumerate(texts) if t]
-        for i, vector in zip(wanted, embedder.embed([texts[i] for i in wanted])):
-            vectors[i][VECTOR_FIELDS[view]] = vector
+    wanted = view_texts(items, views)
+    for (i, view, _text), vector in zip(wanted, embedder.embed([text for _i, _view, text in wanted])):
+        vectors[i][VECTOR_FIELDS[view]] = vector
     return vectors
 
 
@@ -132,7 +148,7 @@ def llm_summaries(settings: Settings, evidence: list[Evidence]) -> list[str]:
 
 
 def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) -> dict:
-    vectors = embed_views(ctx.embedder, evidence)
+    vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
     result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
     if result["errors"]:
@@ -140,29 +156,33 @@ def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) 
     return result
 
 
-def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> dict:
+def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
+               targets: list[SourceFile] | None = None) -> dict:
     """Parse, embed and write one file; returns what happened (skipped when unchanged since last time).
 
-    A CSV file is read only as a back-of-book index; a PDF may be one besides being a document.
+    A CSV file is read only as a back-of-book index; a PDF may be one besides being a document, grounded in
+    ``targets`` (the files it points to). A document without an absolute http(s) URL is refused (ValueError
+    naming the file and how to give it one) before anything of it is written.
     """
     settings = ctx.settings
-    source_file = load(item, settings.ingest.files_base_url)
-    content_print = fingerprint(source_file.data, settings)
+    content_print = fingerprint(file.data, settings)
     # A file ingested before its doc ids were recorded goes through once more, so it can be pruned later.
-    if not force and ctx.jobs.fingerprint(item.name) == content_print and ctx.jobs.documents(item.name) is not None:
-        return {"file": item.name, "outcome": "skipped"}
-    result = {"file": item.name, "outcome": "done", "evidence": 0, "removed": 0, "warnings": []}
+    if not force and ctx.jobs.fingerprint(file.name) == content_print and ctx.jobs.documents(file.name) is not None:
+        return {"file": file.name, "outcome": "skipped"}
+    result = {"file": file.name, "outcome": "done", "evidence": 0, "removed": 0, "warnings": []}
     doc_ids: list[str] = []
-    if item.path.suffix.lower() != ".csv":
-        with ctx.jobs.keyword_stats() as stats:
-            parsed, evidence = evidence_for(source_file, settings.ingest, ctx.lemmatizer, stats)
+    suffix = PurePosixPath(file.name).suffix.lower()
+    if suffix != ".csv":
+        with ctx.jobs.keyword_stats() as stats:  # a refused document counts nothing into the statistics
+            parsed, evidence = evidence_for(file, settings.ingest, ctx.lemmatizer, stats)
+            require_web_url(file.name, parsed.document.url)
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         written = write_evidence(ctx, parsed.document.doc_id, evidence)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
                       warnings=warnings)
         doc_ids.append(parsed.document.doc_id)
-    if item.path.suffix.lower() in (".pdf", ".csv"):
-        terms, problems = term_evidence(item, source_file, settings.ingest, ctx.embedder, ctx.lemmatizer)
+    if suffix in (".pdf", ".csv"):
+        terms, problems = term_evidence(file, targets or [], settings.ingest, ctx.embedder, ctx.lemmatizer)
         by_doc: dict[str, list[Evidence]] = {}
         for e in terms:
             by_doc.setdefault(e.doc_id, []).append(e)
@@ -171,22 +191,28 @@ def index_file(ctx: PipelineContext, item: CorpusFile, force: bool = False) -> d
             doc_ids.append(doc_id)
         result["warnings"] += [f"index term: {p}" for p in problems]
         result["terms"] = len(terms)
-    ctx.jobs.set_fingerprint(item.name, content_print)
-    ctx.jobs.remember_documents(item.name, doc_ids)
+    ctx.jobs.set_fingerprint(file.name, content_print)
+    ctx.jobs.remember_documents(file.name, doc_ids)
     return result
 
 
 @shared_task(bind=True, base=EvidentTask, name="evident.ingest_file")
-def ingest_file(self: EvidentTask, *, job_id: str, path: str, name: str, force: bool = False) -> dict:
+def ingest_file(self: EvidentTask, *, job_id: str, name: str, file: dict, targets: list[dict] | None = None,
+                force: bool = False) -> dict:
+    """``file`` and ``targets`` are ``workers.submit.pack`` messages: the bytes come with the task or through
+    Redis, never from a disk of the submitting machine."""
     ctx = self.context
+    messages = [file, *(targets or [])]
     try:
-        result = index_file(ctx, CorpusFile(Path(path), name), force=force)
+        result = index_file(ctx, unpack(file, ctx.jobs), force=force,
+                            targets=[unpack(t, ctx.jobs) for t in targets or []])
+        problems = [f"warning: {warning}" for warning in result.get("warnings", [])]
     except (ParseError, OSError, ValueError) as exc:
-        # Bad input: record it with the file and the reason; never retried, never stops the job.
-        ctx.jobs.record_error(job_id, name, str(exc), path)
-        ctx.jobs.count(job_id, "failed")
-        return {"file": name, "outcome": "failed", "reason": str(exc)}
-    for warning in result.get("warnings", []):
-        ctx.jobs.record_error(job_id, name, f"warning: {warning}", path)
+        # Bad input: recorded with the file and the reason; never retried, never stops the job.
+        result, problems = {"file": name, "outcome": "failed", "reason": str(exc)}, [str(exc)]
+    ctx.jobs.drop_content(content_tokens(messages))  # not on an outage (raised above): the retry reads them
+    origin = ctx.jobs.origin(job_id, name) if problems else ""
+    for problem in problems:
+        ctx.jobs.record_error(job_id, name, problem, origin)
     ctx.jobs.count(job_id, result["outcome"])
     return result

@@ -26,15 +26,16 @@ from evident.stack import HOST, ServiceError, locked, port_open, say, tail
 from evident.stack import opensearch, redis
 from evident.stack.supervisor import DOWN_STATES, Program, Supervisor
 
-PARTS = ("opensearch", "redis", "worker", "api", "flower")  # also the start order: stores before their users
+PARTS = ("opensearch", "redis", "worker", "beat", "api", "flower")  # also the start order: stores before their users
 STORES = ("opensearch", "redis")
-LABELS = {"opensearch": "OpenSearch", "redis": "Redis", "worker": "the worker", "api": "the API",
-          "flower": "Flower"}
+LABELS = {"opensearch": "OpenSearch", "redis": "Redis", "worker": "the worker", "beat": "the scheduler",
+          "api": "the API", "flower": "Flower"}
 # How long each part may take to answer after supervisord started it:
 READY_TIMEOUT = {
     "opensearch": 300.0,  # a first start on 2 busy cores: JVM, modules and plugins take 40-120 s
     "redis": 30.0,  # redis-server answers within a second unless it loads a large dump
     "worker": 60.0,  # up once supervisord sees it alive past its startsecs
+    "beat": 60.0,  # the same: Celery beat has no port to answer on
     "api": 300.0,  # `serve` loads and warms up the embedding model before it binds its port
     "flower": 60.0,  # Celery's imports, then a Tornado server that binds at once
 }
@@ -43,7 +44,7 @@ HTTP_TIMEOUT = 5.0  # one request to a local HTTP service that may still be star
 WORKER_START_SECS = 10  # a worker alive 10 s is past its imports (Celery, torch) and broker connection
 API_START_SECS = 5  # the API counts as up once it answers on its port; this only rules out instant exits
 WORKER_STOP_WAIT_SECS = 60  # Celery's warm shutdown lets the file in hand finish
-API_STOP_WAIT_SECS = 10  # the Flask server stops at once
+API_STOP_WAIT_SECS = 15  # gunicorn lets its workers finish their searches for 10 s, then stops them
 LOG_TAIL_LINES = 40  # what a crash report shows of each log
 
 
@@ -155,7 +156,7 @@ def _check_urls(settings: Settings) -> None:
                 f"to match (e.g. {_url(settings, name)}{'/0' if name == 'redis' else ''})")
 
 
-def _child_environment(settings: Settings) -> dict[str, str]:
+def child_environment(settings: Settings) -> dict[str, str]:
     """What the worker and the API must share with the settings ``up`` was given."""
     return {"PYTHONUNBUFFERED": "1",
             "EVIDENT_OPENSEARCH_URL": settings.opensearch.url,
@@ -178,12 +179,13 @@ def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
     if name == "flower":
         return Program(name, [sys.executable, "-m", "celery", f"--broker={settings.redis.url}", "flower",
                               f"--port={s.flower_port}", f"--address={HOST}"], directory=Path.cwd(),
-                       environment=_child_environment(settings), start_secs=API_START_SECS,
+                       environment=child_environment(settings), start_secs=API_START_SECS,
                        stop_wait_secs=API_STOP_WAIT_SECS)
-    command = {"worker": "worker", "api": "serve"}[name]
-    return Program(name, [sys.executable, "-m", "evident.cli", command], directory=Path.cwd(),
-                   environment=_child_environment(settings),
-                   start_secs=WORKER_START_SECS if name == "worker" else API_START_SECS,
+    command = {"worker": ["worker"], "api": ["serve"],
+               "beat": ["beat", "--schedule-file", str(sdir / "run" / "celerybeat-schedule")]}[name]
+    return Program(name, [sys.executable, "-m", "evident.cli", *command], directory=Path.cwd(),
+                   environment=child_environment(settings),
+                   start_secs=WORKER_START_SECS if name in ("worker", "beat") else API_START_SECS,
                    stop_wait_secs=WORKER_STOP_WAIT_SECS if name == "worker" else API_STOP_WAIT_SECS)
 
 
@@ -236,7 +238,7 @@ def up(settings: Settings, parts: tuple[str, ...] = PARTS) -> list[str]:
     sv = Supervisor(sdir)
     with locked(sdir / "run" / "launcher.lock"):
         to_start, ours = _plan(settings, sv.all_info(), parts)
-        if {"worker", "api", "flower"} & set(to_start):
+        if {"worker", "beat", "api", "flower"} & set(to_start):
             _check_urls(settings)
         programs = [_prepare(settings, sdir, name) for name in to_start]
         if programs and sv.running():
@@ -314,7 +316,7 @@ class PartStatus:
 
 
 def part_status(settings: Settings, name: str, program: dict | None = None) -> PartStatus:
-    if name == "worker":
+    if name in ("worker", "beat"):
         alive = bool(program) and program["statename"] in ("RUNNING", "STARTING")
         return PartStatus(name, alive, program=program)
     kind, facts = _probe(settings, name)

@@ -22,7 +22,11 @@ class SourceFile:
     title: str = ""
     lang: str = ""
     acl: list[str] = field(default_factory=list)
+    # Read restrictions above the document's own (a Confluence page's restricted ancestors, its space): each
+    # level must admit a reader, as in Confluence, so they are kept apart instead of merged.
+    acl_inherited: list[list[str]] = field(default_factory=list)
     users: dict[str, str] = field(default_factory=dict)  # Confluence account id -> display name
+    breadcrumb: list[str] = field(default_factory=list)  # where it hangs, when the source says (an attachment's page)
 
 
 class Source(Protocol):

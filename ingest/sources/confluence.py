@@ -2,7 +2,8 @@
 
 Input: the JSON of ``GET /rest/api/content/<id>?expand=body.storage,ancestors,version,space,
 metadata.labels,restrictions.read.restrictions.group`` (``body.view``/``body.export_view`` are
-used when no storage body was expanded). Users named by ``ri:user`` mentions are resolved with
+used when no storage body was expanded); ``history`` (creator, created date) and ``children.attachment``
+(attachment names) feed the page's facts when expanded. Users named by ``ri:user`` mentions are resolved with
 ``SourceFile.users`` (account id -> display name); unknown ones become ``@user:<id>``.
 
 The storage-format body is parsed as XML (named HTML entities mapped first, the fragment wrapped
@@ -11,9 +12,9 @@ well formed) and walked by ``ingest.markup.Walker``; ``StorageWalker`` adds the 
 elements: macros (code, info/note/warning/tip/panel, expand, status, jira, navigation macros
 dropped, unknown macros reduced to their bodies), links, mentions, images, task lists, ``<time>``.
 
-Access: ``acl`` holds the page's read-restriction groups; a page restricted to single users only
-gets ``user:<accountId>`` entries so that it is never mistaken for a public page. Without any
-restriction on the page, ``SourceFile.acl`` (e.g. inherited restrictions from a manifest) is used.
+Access: ``acl`` holds the page's own read restrictions, groups by name and users as ``user:<id>``
+(a reader needs to be one of them). Without any restriction on the page, ``SourceFile.acl`` (e.g.
+from a manifest) is used. Restrictions inherited from ancestors arrive in ``SourceFile.acl_inherited``.
 """
 from __future__ import annotations
 
@@ -253,9 +254,25 @@ class StorageWalker(Walker):
 
 
 def _names(node, key: str = "name") -> list[str]:
+    return [str(item.get(key)) for item in _results(node) if item.get(key)]
+
+
+def restriction_principals(restrictions: dict) -> list[str]:
+    """The principals of one read restriction: its groups by name and its users as ``user:<id>``.
+
+    A user's id is the Cloud ``accountId``, or on Data Center the ``username`` (what single sign-on
+    usually asserts), else the ``userKey``.
+    """
+    users = [str(u.get("accountId") or u.get("username") or u.get("userKey"))
+             for u in _results(restrictions.get("user"))
+             if u.get("accountId") or u.get("username") or u.get("userKey")]
+    return [*_names(restrictions.get("group")), *(f"user:{u}" for u in users)]
+
+
+def _results(node) -> list[dict]:
     if isinstance(node, dict):
         node = node.get("results", [])
-    return [str(item.get(key)) for item in node or [] if isinstance(item, dict) and item.get(key)]
+    return [item for item in node or [] if isinstance(item, dict)]
 
 
 def _dig(data, *keys):
@@ -266,21 +283,15 @@ def _dig(data, *keys):
     return data
 
 
-def document_of(data: dict, file: SourceFile, config: IngestConfig) -> Document:
+def document_of(data: dict, file: SourceFile) -> Document:
     page_id = str(data.get("id") or PurePosixPath(file.name).stem)
     links = data.get("_links") or {}
     if links.get("base") and links.get("webui"):
         url = links["base"].rstrip("/") + links["webui"]
-    elif file.url:
-        url = file.url
-    elif links.get("webui"):
-        url = (config.files_base_url.rstrip("/") + links["webui"]) if config.files_base_url else links["webui"]
     else:
-        url = config.files_base_url + file.name if config.files_base_url else ""
+        url = file.url  # from the folder's manifest or base URL (workers.folder); a bare webui link opens nothing
     restrictions = _dig(data, "restrictions", "read", "restrictions") or {}
-    acl = _names(restrictions.get("group")) if isinstance(restrictions, dict) else []
-    if isinstance(restrictions, dict) and not acl:
-        acl = [f"user:{a}" for a in _names(restrictions.get("user"), "accountId")]
+    acl = restriction_principals(restrictions) if isinstance(restrictions, dict) else []
     if not acl:
         acl = list(file.acl)
     labels = _names(_dig(data, "metadata", "labels")) or _names(data.get("labels"))
@@ -301,7 +312,14 @@ def document_of(data: dict, file: SourceFile, config: IngestConfig) -> Document:
         acl=list(dict.fromkeys(acl)),
         lang="",
         updated=str(version.get("when") or ""),
-        author=str(_dig(version, "by", "displayName") or ""),
+        author=str(_dig(data, "history", "createdBy", "displayName") or ""),
+        space_name=clean(str(_dig(data, "space", "name") or "")),
+        created=str(_dig(data, "history", "createdDate") or ""),
+        editor=str(_dig(version, "by", "displayName") or _dig(data, "history", "lastUpdated", "by", "displayName")
+                   or ""),
+        version=version.get("number") if isinstance(version.get("number"), int) else None,
+        attachments=[clean(str(a["title"])) for a in _dig(data, "children", "attachment", "results") or []
+                     if isinstance(a, dict) and a.get("title")],
     )
 
 
@@ -328,7 +346,7 @@ class ConfluenceSource:
                     break
         if markup is None:
             raise ParseError(file.name, "missing body (expand body.storage)")
-        document = document_of(data, file, config)
+        document = document_of(data, file)
         root, problem = parse_storage(markup, file.name)
         walker = StorageWalker(file.users)
         walker.walk(root)

@@ -11,7 +11,7 @@ Metadata:
     together with ``SourceFile.acl``;
   * updated / author: ``<meta name="last-modified|dcterms.modified|article:modified_time|date">`` /
     ``<meta name="author">``;
-  * url: ``SourceFile.url``, else ``IngestConfig.files_base_url`` + name, else ``file:<name>``.
+  * url: ``SourceFile.url`` (the folder's manifest or base URL, see ``workers.folder``), else none.
 
 Bytes: decoded by their byte-order mark, else the charset the page declares (``<meta charset>``,
 ``http-equiv``, an XML declaration), else the encoding that fits them best (UTF-8 first), with bs4's
@@ -245,14 +245,8 @@ class HtmlSource:
         breadcrumb = [b for b in breadcrumb if b not in (".", "/")]
         lang = normalize_lang(tree.get("lang") or tree.get("xml:lang")) or file.lang
         acl = list(dict.fromkeys([*_split(_meta(tree, "acl")), *file.acl]))
-        if file.url:
-            url = file.url
-        elif config.files_base_url:
-            url = config.files_base_url + file.name
-        else:
-            url = f"file:{file.name}"
         document = Document(
-            doc_id=f"html:{file.name}", source_type="html", url=url, title=title, breadcrumb=breadcrumb,
+            doc_id=f"html:{file.name}", source_type="html", url=file.url, title=title, breadcrumb=breadcrumb,
             labels=_split(_meta(tree, "keywords")), acl=acl, lang=lang,
             updated=_meta(tree, "last-modified", "dcterms.modified", "article:modified_time", "date"),
             author=_meta(tree, "author"),

@@ -16,7 +16,6 @@ blocks carry ``{"ocr": True, "ocr_confidence": mean word confidence}``. Every pa
 from __future__ import annotations
 
 import re
-import urllib.parse
 from pathlib import PurePosixPath
 
 import pymupdf
@@ -94,12 +93,12 @@ class PdfSource:
 
         meta = doc.metadata or {}
         title = file.title or _metadata_title(meta.get("title")) or headings.title or PurePosixPath(file.name).stem
-        url = file.url or config.files_base_url + urllib.parse.quote(file.name)
         document = Document(
-            doc_id=f"pdf:{file.name}", source_type="pdf", url=url, title=title,
+            doc_id=f"pdf:{file.name}", source_type="pdf", url=file.url, title=title,
             acl=list(file.acl), lang=file.lang or "",
             updated=_pdf_date(meta.get("modDate") or meta.get("creationDate") or ""),
             author=(meta.get("author") or "").strip(),
+            created=_pdf_date(meta.get("creationDate") or ""),
         )
         return ParsedDocument(document, blocks, errors)
 

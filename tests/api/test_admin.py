@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.jobs import INGEST_QUEUE
+from core.jobs import ACTIVITY_BUCKET_SECONDS, ACTIVITY_KEEP_SECONDS, INGEST_QUEUE
 from tests.api.conftest import ADMIN, ADMIN_TOKEN, PROXY_SECRET, signed
 
 ENDPOINTS = ("/api/ingest/jobs", "/api/ingest/jobs/nope", "/api/ingest/errors", "/api/ingest/queue")
@@ -53,6 +53,14 @@ def test_the_console_summary_shows_index_queue_jobs_errors_and_searches(app, cli
     assert client.get("/api/admin/summary", query_string={"days": "0"}, headers=ADMIN).status_code == 400
 
 
+def test_the_summary_shows_files_finished_and_the_queue_per_minute_over_the_last_hours(client, sample_corpus):
+    minutes = client.get("/api/admin/summary", headers=ADMIN).get_json()["queue"]["minutes"]
+    assert len(minutes) == ACTIVITY_KEEP_SECONDS // ACTIVITY_BUCKET_SECONDS
+    assert sum(m["finished"] for m in minutes) >= sample_corpus.total  # the session's ingest, file by file
+    assert max(m["waiting"] or 0 for m in minutes) >= 1  # its files waited in the queue: the minute keeps the peak
+    assert minutes[-1]["waiting"] is not None  # this minute was sampled as the summary was read
+
+
 def test_a_failed_file_is_queued_again(client, ingest, jobs, tmp_path):
     broken = tmp_path / "broken.pdf"
     broken.write_bytes(b"%PDF-1.7 this is not a PDF")
@@ -67,4 +75,8 @@ def test_a_failed_file_is_queued_again(client, ingest, jobs, tmp_path):
     assert wait_for_job(jobs, again.get_json()["job_id"], timeout=120).failed == 1  # still broken, recorded again
     unknown = client.post("/api/ingest/retry", json={"job": "nope", "file": "broken.pdf"}, headers=ADMIN)
     assert unknown.status_code == 404
+    broken.unlink()  # the retry reads the file on the API's side: a file gone is a clear refusal naming it
+    gone = client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}, headers=ADMIN)
+    assert gone.status_code == 410 and error["file"] in gone.get_json()["error"]
+    assert str(broken) in gone.get_json()["error"]
     assert client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}).status_code == 401

@@ -9,6 +9,7 @@ import threading
 import pytest
 from werkzeug.serving import make_server
 
+from tests.api.browser import Browser
 from tests.api.conftest import ADMIN_TOKEN
 
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -49,3 +50,24 @@ def test_the_console_shows_the_index_jobs_and_searches(served, sample_corpus):
     dom = rendered(f"{served}/admin")
     assert 'id="console"' in dom and 'id="console" hidden' not in dom
     assert "evidence" in dom and "files waiting" in dom and "top queries" in dom and "<td>" in dom
+
+
+# Per chart: its caption, and the minutes drawn as bars with what each says when pointed at.
+CHARTS = """[...document.querySelectorAll('#activity figure.chart')].map(f => ({
+  caption: f.querySelector('figcaption').textContent, shown: f.querySelector('svg').getBoundingClientRect().height > 0,
+  bars: [...f.querySelectorAll('rect')].map(r => r.querySelector('title').textContent)}))"""
+
+
+def test_the_console_charts_files_finished_and_the_queue_per_minute(served, sample_corpus):
+    with Browser() as browser:
+        page = browser.page()
+        page.open(f"{served}/admin")
+        page.wait_for("document.querySelectorAll('#activity svg').length === 2", "the console's charts")
+        charts = page.evaluate(CHARTS)
+        page.screenshot("console.png", whole_page=True)
+    finished, waiting = charts
+    assert finished["caption"].startswith("files finished per minute") and waiting["caption"].startswith("queue length")
+    assert finished["shown"] and waiting["shown"]
+    counted = sum(int(bar.split(": ")[1].split()[0]) for bar in finished["bars"])
+    assert counted >= sample_corpus.total  # every file of the session's ingest finished within the charted hours
+    assert all(bar.endswith(" finished") for bar in finished["bars"])

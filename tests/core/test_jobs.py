@@ -6,8 +6,9 @@ import time
 import uuid
 
 import pytest
+import redis
 
-from core.jobs import JobStore
+from core.jobs import ACTIVITY_BUCKET_SECONDS, ACTIVITY_KEEP_SECONDS, JobStore
 
 UPDATES = 150  # per updater: many read-count-write cycles, so two updaters overlap again and again
 OVERLAP = 0.001  # seconds each updater holds the statistics it read, so the other one writes meanwhile
@@ -74,3 +75,24 @@ def test_task_metrics_and_the_queue(scratch):
     assert scratch.metrics() == {"evident.ingest_file": {"succeeded": 1.0, "seconds": 0.5}}
     scratch.ping()
     assert isinstance(scratch.queue_length(), int)
+
+
+def test_activity_counts_finished_tasks_and_samples_the_queue_per_minute(scratch):
+    scratch.record_activity(finished=1)
+    scratch.record_activity(finished=1)
+    scratch.record_activity()  # an admin looking: the queue is sampled, nothing more finished
+    minutes = scratch.activity()
+    assert len(minutes) == ACTIVITY_KEEP_SECONDS // ACTIVITY_BUCKET_SECONDS  # the whole window, oldest first
+    assert [m["at"] for m in minutes] == sorted(m["at"] for m in minutes)
+    assert minutes[-1]["at"] <= time.time() < minutes[-1]["at"] + ACTIVITY_BUCKET_SECONDS
+    recorded = [m for m in minutes if m["waiting"] is not None]  # this minute, or two when one just ended
+    assert recorded and recorded[0]["at"] >= minutes[-2]["at"]
+    assert sum(m["finished"] for m in recorded) == 2 and recorded[-1]["waiting"] == scratch.queue_length()
+    assert sum(m["finished"] for m in minutes) == 2
+
+
+def test_a_minute_of_activity_expires_by_itself(scratch, settings):
+    scratch.record_activity(finished=1)
+    client = redis.Redis.from_url(settings.redis.url)
+    keys = list(client.scan_iter(f"{scratch.prefix}:activity:*"))
+    assert len(keys) == 1 and 0 < client.ttl(keys[0]) <= ACTIVITY_KEEP_SECONDS

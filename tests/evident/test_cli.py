@@ -87,6 +87,7 @@ def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, se
 
     folder = tmp_path / "manuals"
     folder.mkdir()
+    (folder / "manifest.json").write_text('{"base": "https://files.example.org/manuals/"}', encoding="utf-8")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "a.pdf")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "b.pdf")
     first = evident("ingest", str(folder), env=index_env(settings))

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 
-from evident.evaluation import figures, first_gold_rank
+import pytest
+
+from evident.evaluation import figures, first_gold_rank, in_split, split_of
 from tests.evident.test_cli import evident, index_env
 from tests.test_samples import facts_table
 
@@ -51,3 +53,31 @@ def test_eval_names_a_broken_questions_file(tmp_path):
     path.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
     result = evident("eval", str(path))
     assert result.returncode == 1 and "q.jsonl:2" in result.stderr
+
+
+def test_conversations_split_into_two_fixed_halves_by_their_id():
+    questions = [{"id": f"q{n}{t}", "conv_id": f"c{n}", "turn": t} for n in range(40) for t in (1, 2)]
+    tune, holdout = in_split(questions, "tune"), in_split(questions, "holdout")
+    assert len(tune) + len(holdout) == len(questions) and tune and holdout
+    assert {q["conv_id"] for q in tune}.isdisjoint({q["conv_id"] for q in holdout})  # a conversation stays whole
+    assert all(split_of(q["conv_id"]) == "tune" for q in tune) and in_split(questions, None) == questions
+    with pytest.raises(ValueError, match="'train'"):
+        in_split(questions, "train")
+
+
+def test_eval_compares_the_conversation_state_with_the_previous_question_baseline(sample_corpus, settings, tmp_path):
+    runbook = next(f for f in facts_table() if f["Kind"] == "rare error code")["Expected URL"]
+    turns = [("What does the error TS-E4471 mean?", 1), ("and how do I fix it?", 2)]
+    path = tmp_path / "conversation.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"t{turn}", "conv_id": "c1", "turn": turn, "question": text,
+                                          "completed_question": text, "lang": "en", "gold_urls": [runbook],
+                                          "answer_source": "passage"}) for text, turn in turns), encoding="utf-8")
+    for mode in ("state", "prev-question"):
+        result = evident("eval", str(path), "--field", "question", "--conversation", mode, "--json",
+                         env=index_env(settings))
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout)
+        assert report["p_at_1"] == 1.0 and report["by_split"] == {split_of("c1"): report["by_split"][split_of("c1")]}
+    alone = json.loads(evident("eval", str(path), "--field", "question", "--conversation", "none", "--json",
+                               env=index_env(settings)).stdout)
+    assert alone["by_turn"]["2"]["p_at_1"] == 0.0  # "and how do I fix it?" alone names no page

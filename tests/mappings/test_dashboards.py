@@ -235,3 +235,19 @@ def test_search_dashboard_covers_latency_and_zero_hits():
     assert ("date_histogram", "at") in used
     assert ("percentiles", "took_ms") in used and ("avg", "took_ms") in used
     assert "hits:0" in queries
+
+
+def test_search_dashboard_shows_top_queries_beside_zero_hit_and_no_click():
+    dash = next(o for o in OBJECTS if o["attributes"].get("title") == "Evident search")
+    panel_of = {r["id"]: r["name"] for r in dash["references"]}
+    grid = {p["panelRefName"]: p["gridData"] for p in json.loads(dash["attributes"]["panelsJSON"])}
+    top = BY_KEY[("visualization", "evident-top-queries")]
+    source = json.loads(top["attributes"]["kibanaSavedObjectMeta"]["searchSourceJSON"])
+    aggs = json.loads(top["attributes"]["visState"])["aggs"]
+    terms = next(a for a in aggs if a["type"] == "terms")
+    assert source["query"]["query"] == ""  # every search, not a subset
+    assert terms["params"]["field"] == "q.raw" and terms["params"]["order"] == "desc"
+    assert next(a for a in aggs if a["id"] == terms["params"]["orderBy"])["type"] == "count"  # most searched first
+    top_cell, zero_cell = grid[panel_of["evident-top-queries"]], grid[panel_of["evident-zero-hit-queries"]]
+    assert top_cell["y"] == zero_cell["y"] and top_cell["x"] != zero_cell["x"]  # side by side
+    assert "evident-no-click-queries" in panel_of and "evident-clicks-by-rank" in panel_of

@@ -1,10 +1,12 @@
-"""Follow-up resolution on plain data: no services, the real lemmatizer."""
+"""A follow-up read with its conversation, on plain data: no services, the real lemmatizer."""
 from __future__ import annotations
 
 import pytest
 
 from core.llm import LLMError
-from search.conversation import resolve, resolve_follow_up
+from search.conversation import (TERM_DECAY, carried_across, carried_bm25, carried_terms, conversation_reading,
+                                 resolve)
+from search.query import ResolvedQuery
 from search.schema import Turn
 from text.detect import detect_language
 from text.lemmas import Lemmatizer
@@ -20,33 +22,47 @@ def lemmatizer() -> Lemmatizer:
 
 
 @pytest.mark.parametrize("query, leans_on_the_page", [
-    ("and what about the TPM?", True),
+    ("How many machines?", True),  # no pronoun, no connective: still read with the conversation
     ("and for HVX 4.0?", False),  # names a version the page it follows up on does not have
     ("und bei HVX 4.1?", True),
 ])
-def test_a_follow_up_that_names_another_version_moves_on_from_the_last_page(query, leans_on_the_page, lemmatizer):
-    resolved = resolve_follow_up(query, [TURN], detect_language(query), lemmatizer)
-    assert resolved.follow_up
-    assert resolved.prior_urls == ([REPORT] if leans_on_the_page else [])
+def test_every_follow_up_is_read_with_the_pages_shown_before(query, leans_on_the_page, lemmatizer):
+    resolved, warnings = resolve(query, [TURN], detect_language(query), lemmatizer, None)
+    assert resolved.follow_up and not warnings and resolved.text == query
+    assert resolved.prior_urls == ({REPORT: 1.0} if leans_on_the_page else {})
 
 
-def test_a_follow_up_carries_the_earlier_terms_and_shows_the_embedder_both_questions(lemmatizer):
-    resolved = resolve_follow_up("and how do I fix it?", [TURN], "en", lemmatizer)
-    assert resolved.text == "and how do I fix it?"
-    assert {"uefi", "boot"} <= set(resolved.carried)
-    assert resolved.dense_text == f"{TURN.query} and how do I fix it?"
+def test_the_conversation_reading_carries_earlier_terms_decayed_by_distance(lemmatizer):
+    history = [Turn("Where is the TideSense harbour buoy?", [{"url": "buoy", "title": "Buoys"}]), TURN]
+    resolved = conversation_reading("Deadline?", history, "en", lemmatizer)
+    assert resolved.text == "Deadline?"
+    assert resolved.carried["uefi"] == resolved.carried["boot"] == 1.0
+    assert resolved.carried["buoy"] == TERM_DECAY
+    assert resolved.prior_urls == {REPORT: 1.0, "buoy": TERM_DECAY}
+    assert resolved.dense_text == f"{TURN.query} Deadline?"
 
 
-def test_a_self_contained_question_keeps_the_earlier_terms_as_a_hint_only(lemmatizer):
-    query = "Which TideSense buoy models are in operation at the harbour?"
-    resolved = resolve_follow_up(query, [TURN], "en", lemmatizer)
-    assert not resolved.follow_up and resolved.carried and not resolved.prior_urls
-    assert resolved.dense_text == query
+def test_terms_of_turns_long_ago_fade_out(lemmatizer):
+    history = [Turn("Where is the TideSense harbour buoy?"), *[Turn(f"Question {n} about boot") for n in range(5)]]
+    assert "buoy" not in carried_terms(history, set(), lemmatizer)
+
+
+def test_carried_terms_reach_pages_in_another_language_through_their_translations():
+    carried = carried_across({"rechner": 1.0, "ausfall": 0.5}, {"en": {"ausfall": ["outage", "power failure"]}}, 0.8)
+    assert carried == {"rechner": 1.0, "ausfall": 0.5, "outage": 0.4, "power": 0.4, "failure": 0.4}
+
+
+def test_carried_terms_join_the_questions_bm25_at_their_shares():
+    own = {"bool": {"must": {"match": {"text": "deadline"}}, "filter": [{"term": {"acl": "x"}}]}}
+    body = carried_bm25(own, {"reminder": 1.0, "certificate": 0.5, "ota": 0.5}, 0.6)["bool"]
+    assert body["should"][0] == {"match": {"text": "deadline"}} and body["filter"] == own["bool"]["filter"]
+    assert body["should"][1:] == [{"match": {"lemmas": {"query": "reminder", "boost": 0.6}}},
+                                  {"match": {"lemmas": {"query": "certificate ota", "boost": 0.3}}}]
+    assert body["minimum_should_match"] == 1  # a page holding only the carried subject is still found
 
 
 def test_without_history_the_question_stands_as_asked(lemmatizer):
-    resolved = resolve_follow_up("and it?", [], "en", lemmatizer)
-    assert (resolved.text, resolved.carried, resolved.prior_urls, resolved.follow_up) == ("and it?", [], [], False)
+    assert resolve("and it?", [], "en", lemmatizer, None) == (ResolvedQuery.standalone("and it?"), [])
 
 
 class _Rewriter:
@@ -65,7 +81,7 @@ def test_an_llm_rewrite_replaces_the_rules(lemmatizer):
     assert resolved.follow_up and not resolved.carried and not warnings
 
 
-def test_a_failing_llm_falls_back_to_the_rules_with_a_warning(lemmatizer):
+def test_a_failing_llm_falls_back_to_the_conversation_reading_with_a_warning(lemmatizer):
     resolved, warnings = resolve("and how do I fix it?", [TURN], "en", lemmatizer, _Rewriter(None))
-    assert resolved == resolve_follow_up("and how do I fix it?", [TURN], "en", lemmatizer)
+    assert resolved == conversation_reading("and how do I fix it?", [TURN], "en", lemmatizer)
     assert len(warnings) == 1 and "endpoint down" in warnings[0]

@@ -40,6 +40,15 @@ def test_a_hit_lists_up_to_three_other_evidence_without_page_units_or_repeats():
                                                 "<mark>buoy</mark> four"]
 
 
+def test_a_page_facts_hit_shows_the_facts_and_is_not_repeated_beneath_a_content_hit():
+    facts = _evidence("f", "page_facts", "P, in space Operations (OPS). Last updated (edited) on 2025-03-02 by Lea.",
+                      0.9)
+    (hit,) = hits([Group([facts, _evidence("1", "passage", "buoy one", 0.5)], 1.0)], {"lea"})
+    assert hit.kind == "page_facts" and "by <mark>Lea</mark>" in hit.snippet
+    (hit,) = hits([Group([_evidence("1", "passage", "buoy one", 0.9), facts], 1.0)], {"buoy"})
+    assert hit.more == []
+
+
 def test_hits_are_ordered_by_score_and_paged():
     ranked = hits([Group([_evidence("1", "passage", "a", 0.1)], 0.1),
                    Group([_evidence("2", "passage", "b", 0.2)], 0.2)], set())
@@ -53,7 +62,7 @@ def test_facet_counts_come_from_the_responses_with_aggregations():
 
 
 def test_highlight_terms_take_lemmas_carried_terms_translations_and_words():
-    query = Query("Wie viele Lerntage?", "de", ResolvedQuery("Wie viele Lerntage?", ["budget"], "", [], False),
+    query = Query("Wie viele Lerntage?", "de", ResolvedQuery("Wie viele Lerntage?", {"budget": 1.0}, "", {}, False),
                   ["lerntag"], {"en": {"lerntag": ["learn", "day"]}})
     assert highlight_terms(query) >= {"lerntag", "budget", "learn", "day", "lerntage"}
     assert "wie" not in highlight_terms(query)

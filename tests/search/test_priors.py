@@ -51,12 +51,12 @@ def test_an_anchor_whose_term_the_query_names_is_lifted_as_a_whole_word():
 
 def test_the_follow_up_page_gets_its_prior():
     fused = [_item("a", "A", 0.5), _item("b", "B", 0.5)]
-    follow_up_prior(fused, ["b"], 0.2)
+    follow_up_prior(fused, {"b": 1.0}, 0.2)
     assert [it["_score_fused"] for it in fused] == [0.5, 0.7]
 
 
 def test_apply_priors_reorders_in_rank_one_units():
-    query = Query("and for HVX 4.0?", "en", ResolvedQuery("and for HVX 4.0?", [], "", ["b"], True), [], {})
+    query = Query("and for HVX 4.0?", "en", ResolvedQuery("and for HVX 4.0?", {}, "", {"b": 1.0}, True), [], {})
     fused = [_item("a", "HVX 4.1 Release Test Report", 1.0), _item("b", "HVX 4.0 Release Test Report", 0.9)]
     ranked = apply_priors(fused, query, Lemmatizer(), 0.5, SearchConfig())
     assert [it["_source"]["url"] for it in ranked] == ["b", "a"]

@@ -39,6 +39,6 @@ def test_translations_drop_the_target_languages_stop_words():
 
 
 def test_understand_reads_the_resolved_question(lemmatizer):
-    resolved = ResolvedQuery("Which buoy models?", ["harbour"], "Which buoy models?", [], False)
+    resolved = ResolvedQuery("Which buoy models?", {"harbour": 1.0}, "Which buoy models?", {}, False)
     query = understand("Which buoy models?", "en", resolved, lemmatizer, None)
     assert query.lemmas == ["buoy", "model"] and query.translated == {} and query.resolved is resolved

@@ -12,6 +12,7 @@ def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, setting
     from search.searcher import SearchRequest
 
     pruned_after(tmp_path)
+    (tmp_path / "manifest.json").write_text('{"base": "https://files.example.org/"}', encoding="utf-8")
     for name in ("records-theory-index.pdf", "records-theory-part1.pdf", "records-theory-part2.pdf",
                  "records-theory-part3.pdf"):
         shutil.copy(SHARED_BENCH / "pdf" / name, tmp_path / name)

@@ -8,9 +8,10 @@ import json
 import shutil
 
 from tests.conftest import SAMPLES
-from workers.folder import CorpusFile
+from workers.folder import CorpusFile, load
 
 RUNBOOK = SAMPLES / "wiki" / "pages" / "4456482.json"
+FILES_BASE = "https://files.example.org/"
 
 
 def test_sample_corpus_ingests_into_typed_evidence(sample_corpus, evidence_of):
@@ -67,6 +68,7 @@ def test_removed_section_disappears_after_reingest(ingest, evidence_of, sectione
 
 def test_bad_files_are_recorded_and_do_not_stop_the_rest(ingest, evidence_of, pruned_after, tmp_path):
     pruned_after(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"base": FILES_BASE}), encoding="utf-8")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", tmp_path / "good.pdf")
     (tmp_path / "broken.json").write_text("{ not json", encoding="utf-8")
     data = (SAMPLES / "pdf" / "field-service-manual.pdf").read_bytes()
@@ -77,6 +79,32 @@ def test_bad_files_are_recorded_and_do_not_stop_the_rest(ingest, evidence_of, pr
     assert set(reasons) == {"broken.json", "truncated.pdf"}
     assert "broken.json" in reasons["broken.json"]
     assert evidence_of(f"pdf:{tmp_path.name}/good.pdf")
+
+
+def test_a_file_without_a_url_is_refused_at_ingest_until_it_is_given_one(ingest, settings, evidence_of, pruned_after,
+                                                                          sectioned_page, monkeypatch, tmp_path):
+    folder = tmp_path / "no-urls"
+    folder.mkdir()
+    pruned_after(folder)
+    shutil.copy(SAMPLES / "site" / "handbook" / "onboarding.html", folder / "page.html")
+    shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "manual.pdf")
+    page = sectioned_page
+    page["id"] = "97" + page["id"]
+    del page["_links"]["base"]  # a bare webui link ("/spaces/...") opens nothing outside the wiki
+    (folder / "page.json").write_text(json.dumps(page), encoding="utf-8")
+    status = ingest(folder)
+    assert (status.total, status.failed) == (3, 3)
+    for error in status.errors:
+        assert error["reason"].startswith(f"{error['file']}: ")
+        assert "manifest.json" in error["reason"] and "EVIDENT_INGEST_FILES_BASE_URL" in error["reason"]
+    doc_ids = ("html:no-urls/page.html", "pdf:no-urls/manual.pdf", f"confluence:{page['id']}")
+    assert all(evidence_of(doc_id) == [] for doc_id in doc_ids)  # nothing of them is indexed
+
+    monkeypatch.setattr(settings.ingest, "files_base_url", FILES_BASE)  # EVIDENT_INGEST_FILES_BASE_URL
+    status = ingest(folder)
+    assert (status.done, status.failed) == (3, 0), status.errors
+    assert {e["url"] for e in evidence_of("html:no-urls/page.html")} == {f"{FILES_BASE}page.html"}
+    assert {e["url"] for e in evidence_of(f"confluence:{page['id']}")} == {f"{FILES_BASE}page.json"}
 
 
 # -- the LLM summary view --------------------------------------------------------------------------
@@ -96,7 +124,7 @@ def test_configured_endpoint_writes_the_summary_view(settings, evidence_of, endp
     url, requests, answer = endpoint
     answer["content"] = "Summary: LLM-WRITTEN SUMMARY"
     result = index_file(_context(settings, base_url=url, model="tiny", api_key="k"),
-                        CorpusFile(RUNBOOK, "llm/4456482.json"), force=True)
+                        load(CorpusFile(RUNBOOK, "llm/4456482.json")), force=True)
     assert result["outcome"] == "done" and not result["warnings"]
     assert requests and requests[0]["path"] == "/v1/chat/completions" and requests[0]["auth"] == "Bearer k"
     assert requests[0]["body"]["model"] == "tiny"
@@ -108,7 +136,7 @@ def test_unreachable_endpoint_keeps_the_extractive_summary_and_says_so(settings,
     from workers.tasks import index_file
 
     result = index_file(_context(settings, base_url="http://127.0.0.1:9", model="tiny", timeout=5),
-                        CorpusFile(RUNBOOK, "llm/4456482.json"), force=True)
+                        load(CorpusFile(RUNBOOK, "llm/4456482.json")), force=True)
     assert result["outcome"] == "done"
     assert len(result["warnings"]) == 1 and "kept the extractive summary" in result["warnings"][0]
     summaries = _summaries(evidence_of, result["doc_id"])

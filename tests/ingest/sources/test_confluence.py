@@ -304,7 +304,8 @@ def test_golden_page_fixture():
         "Fleet Gateway")
     assert doc.breadcrumb == ["Operations Home", "Services"]
     assert (doc.space, doc.labels, doc.acl) == ("OPS", ["gateway", "mqtt"], ["sre", "security"])
-    assert (doc.updated, doc.author, doc.lang) == ("2025-03-02T09:15:00.000Z", "Lea Schürmann", "")
+    assert (doc.updated, doc.editor, doc.version, doc.lang) == ("2025-03-02T09:15:00.000Z", "Lea Schürmann", 3, "")
+    assert (doc.space_name, doc.author, doc.created, doc.attachments) == ("Operations", "", "", [])
     expected = json.loads((FIXTURES / "confluence_page.expected.json").read_text("utf-8"))
     got = [{"kind": b.kind, "heading_path": b.heading_path, "text": b.text, "meta": b.meta} for b in parsed.blocks]
     assert got == expected

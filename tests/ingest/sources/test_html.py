@@ -31,7 +31,7 @@ def fixture():
 def test_fixture_metadata():
     doc = fixture().document
     assert (doc.doc_id, doc.source_type, doc.url, doc.title) == (
-        "html:it/guides/vpn.html", "html", "file:it/guides/vpn.html", "VPN Setup")
+        "html:it/guides/vpn.html", "html", "", "VPN Setup")  # no URL given: none made up
     assert doc.breadcrumb == ["Home", "IT Guides"]  # the current page is not its own ancestor
     assert doc.labels == ["vpn", "remote access", "it"]
     assert doc.acl == ["staff", "it-team"]
@@ -96,8 +96,8 @@ def test_title_from_h1_and_breadcrumb_from_folders():
 def test_url_acl_and_lang_fallbacks():
     html = "<html><head><title>T</title></head><body><p>x</p></body></html>"
     assert parse(html, url="https://intra/x").document.url == "https://intra/x"
-    assert parse(html, name="a/b.html", config=IngestConfig(files_base_url="https://files/")).document.url == \
-        "https://files/a/b.html"
+    # A base URL is the folder's to apply (workers.folder); the source makes up no link of its own.
+    assert parse(html, name="a/b.html", config=IngestConfig(files_base_url="https://files/")).document.url == ""
     doc = parse(html, acl=["hr-team"], lang="de").document
     assert (doc.acl, doc.lang) == (["hr-team"], "de")
 

@@ -23,7 +23,7 @@ def test_accepts_by_suffix_or_magic():
 
 def test_document_fields():
     data = builders.structured_pdf()
-    parsed = parse(data, "manuals/travel.pdf", IngestConfig(files_base_url="https://files.example.com/"),
+    parsed = parse(data, "manuals/travel.pdf", IngestConfig(), url="https://files.example.com/manuals/travel.pdf",
                    acl=["finance"], lang="en")
     doc = parsed.document
     assert doc.doc_id == "pdf:manuals/travel.pdf"
@@ -34,6 +34,7 @@ def test_document_fields():
     assert doc.author == "ACME Finance"
     assert doc.updated == "2025-03-01"
 
+    assert parse(data, "manuals/travel.pdf").document.url == ""  # no URL given: none made up (workers.folder)
     given = parse(data, url="https://x.example/t.pdf", title="Manifest title")
     assert given.document.url == "https://x.example/t.pdf"
     assert given.document.title == "Manifest title"

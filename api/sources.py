@@ -1,0 +1,94 @@
+"""Admin endpoints for live sources: list, register, sync now, remove (what ``evident sources`` does).
+
+Admins only, like every admin endpoint (``api.admin.admins_only``). A registration names the environment
+variables or files that hold a source's secrets, never the secrets: a body that carries a ``token`` or a
+``user`` value is refused with 400.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from flask import Blueprint, current_app, jsonify, request
+from pydantic import BaseModel, ConfigDict, Field
+from spectree import Response
+
+from api.admin import REFUSED, admins_only
+from api.schema import Error, Listing, Record, spec
+from core.sources import SourceStore
+from workers.sync import registry
+
+sources = Blueprint("sources", __name__)
+sources.before_request(admins_only)
+
+
+class NewSource(BaseModel):
+    """A source to register; ``options`` as ``evident sources add`` takes them (url, deployment, token_env,
+    user_env, spaces, cql, attachments, space_groups; or start, sitemap, max_pages)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1, max_length=64)
+    kind: Literal["confluence", "site"]
+    every: str = Field("", max_length=16, description="interval such as 10m or 1h; empty: only when asked")
+    options: dict = Field(default_factory=dict)
+
+
+class SyncParams(BaseModel):
+    full: bool = Field(False, description="list and fetch everything again, not only what changed")
+
+
+def _store() -> SourceStore:
+    return current_app.extensions["evident"]["sources"]
+
+
+def _missing(name: str):
+    return jsonify({"error": f"no source named {name!r}", "errors": []}), 404
+
+
+@sources.get("/api/admin/sources")
+@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
+def listing():
+    """Every source with its registration, last sync (started, finished, counts), the one under way, the next."""
+    store = _store()
+    return jsonify([registry.describe(store, entry) for entry in store.all()])
+
+
+@sources.post("/api/admin/sources")
+@spec.validate(json=NewSource, resp=Response(HTTP_201=Record, HTTP_400=Error, **REFUSED), tags=["admin"])
+def add():
+    """Register (or replace) a source; its options are checked and no secret is kept."""
+    body: NewSource = request.context.json
+    try:
+        entry = registry.register(_store(), body.name, body.kind, dict(body.options), body.every)
+    except ValueError as exc:
+        return jsonify({"error": f"source {body.name!r}: {exc}", "errors": []}), 400
+    return jsonify(registry.describe(_store(), entry)), 201
+
+
+@sources.get("/api/admin/sources/<name>")
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+def one(name: str):
+    """One source as the list shows it."""
+    entry = _store().get(name)
+    return jsonify(registry.describe(_store(), entry)) if entry else _missing(name)
+
+
+@sources.post("/api/admin/sources/<name>/sync")
+@spec.validate(query=SyncParams, resp=Response(HTTP_202=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+def sync(name: str):
+    """Queue the source's sync now (it continues one cut short; ``full`` starts from nothing)."""
+    if _store().get(name) is None:
+        return _missing(name)
+    full = request.context.query.full
+    current_app.extensions["evident"]["celery"].send_task("evident.sync_source", kwargs={"name": name, "full": full})
+    return jsonify({"source": name, "queued": True, "full": full}), 202
+
+
+@sources.delete("/api/admin/sources/<name>")
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+def remove(name: str):
+    """Forget the source; its documents leave the index."""
+    if _store().get(name) is None:
+        return _missing(name)
+    ev = current_app.extensions["evident"]
+    removed = registry.remove(_store(), ev["opensearch"], ev["settings"], name)
+    return jsonify({"source": name, "removed_evidence": removed})

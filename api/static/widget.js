@@ -1,0 +1,185 @@
+// Evident's embeddable search box, for an intranet's own pages:
+//   <script src="https://evident.example/static/widget.js" data-endpoint="https://evident.example" defer></script>
+// The box goes into the element named by data-target (a CSS selector), else into the first
+// <div data-evident-search>, else where the script tag stands (in <body>) or at the end of <body>.
+// It asks data-endpoint's /api/search (cross-origin: the page's origin must be in the API's [api] cors_origins)
+// and records an opened result with /api/click, as the search page does. It runs in the host page, so it
+// builds every node with DOM calls and textContent: nothing the API answers is inserted as markup there.
+(() => {
+  "use strict";
+  const RESULTS_SHOWN = 8;  // pages under the box: what fits at a glance; the search page pages through the rest
+  const script = document.currentScript;
+  const endpoint = (script.dataset.endpoint || new URL(script.src).origin).replace(/\/+$/, "");
+  const uid = "evident-" + Math.random().toString(36).slice(2, 10);
+  // One id per browser tab and host page, so the search log can tell a session's searches apart (no cookie).
+  const SESSION_KEY = "evident-widget-session";
+  const session = sessionStorage.getItem(SESSION_KEY) || uid + Date.now().toString(36);
+  sessionStorage.setItem(SESSION_KEY, session);
+
+  function node(tag, className, text) {
+    const el = document.createElement(tag);
+    if (className) el.className = className;
+    if (text !== undefined) el.textContent = text;
+    return el;
+  }
+  // A result link is only ever absolute http(s): a javascript:, data: or relative URL stays plain text.
+  function openable(url) {
+    let parsed;
+    try { parsed = new URL(url); } catch { return null; }
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  }
+  // The API's snippet is escaped text with <mark> around matched words: parsed inert (DOMParser runs nothing),
+  // then rebuilt from its text, keeping only the marks.
+  function snippet(html, className) {
+    const out = node("div", className);
+    for (const part of new DOMParser().parseFromString(html, "text/html").body.childNodes) {
+      out.append(part.nodeName === "MARK" ? node("mark", "", part.textContent) : part.textContent);
+    }
+    return out;
+  }
+
+  const stylesheet = node("link");
+  stylesheet.rel = "stylesheet";
+  stylesheet.href = new URL("widget.css", script.src).href;
+  document.head.append(stylesheet);
+
+  const box = node("div", "evident-widget");
+  const form = node("form", "evident-form");
+  form.setAttribute("role", "search");
+  const input = node("input", "evident-input");
+  Object.assign(input, {type: "search", placeholder: script.dataset.placeholder || "Search the intranet…",
+                        autocomplete: "off"});
+  const list = node("ul", "evident-results");
+  list.id = uid + "-results";
+  list.setAttribute("role", "listbox");
+  list.setAttribute("aria-label", "Search results");
+  list.hidden = true;
+  for (const [name, value] of Object.entries({"role": "combobox", "aria-label": "Search the intranet",
+      "aria-autocomplete": "list", "aria-expanded": "false", "aria-controls": list.id})) {
+    input.setAttribute(name, value);
+  }
+  const button = node("button", "evident-button", "Search");
+  button.type = "submit";
+  const status = node("div", "evident-status");
+  status.setAttribute("role", "status");
+  form.append(input, button);
+  box.append(form, status, list);
+  const target = document.querySelector(script.dataset.target || "[data-evident-search]");
+  if (target) target.append(box);
+  else if (script.closest("body")) script.before(box);
+  else document.body.append(box);
+
+  let options = [], active = -1, searchId = "", asked = 0;
+
+  function expand(open) {
+    list.hidden = !open || !options.length;
+    input.setAttribute("aria-expanded", String(!list.hidden));
+    if (list.hidden) activate(-1);
+  }
+  function activate(index) {
+    if (options[active]) options[active].setAttribute("aria-selected", "false");
+    active = index;
+    if (options[active]) {
+      options[active].setAttribute("aria-selected", "true");
+      input.setAttribute("aria-activedescendant", options[active].id);
+      options[active].scrollIntoView({block: "nearest"});
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
+  function recordClick(option) {
+    const body = JSON.stringify({search_id: searchId, url: option.dataset.url, rank: Number(option.dataset.rank)});
+    // keepalive: the request outlives the page the visit leaves; a lost click costs a statistic, not the visit
+    fetch(endpoint + "/api/click", {method: "POST", mode: "cors", credentials: "include", keepalive: true,
+                                    headers: {"Content-Type": "application/json"}, body}).catch(() => {});
+  }
+  function option(hit, index) {
+    const item = node("li", "evident-option");
+    item.id = `${uid}-option-${index}`;
+    item.setAttribute("role", "option");
+    item.setAttribute("aria-selected", "false");
+    const url = openable(hit.url);
+    const title = url ? node("a", "evident-title", hit.title) : node("span", "evident-title", hit.title);
+    if (url) {
+      Object.assign(title, {href: url, tabIndex: -1});
+      Object.assign(item.dataset, {url, rank: String(index + 1)});
+    } else {
+      item.setAttribute("aria-disabled", "true");
+    }
+    item.append(title, node("span", "evident-kind", hit.kind),
+                node("div", "evident-path", [...hit.breadcrumb, ...hit.heading_path].join(" › ")),
+                snippet(hit.snippet, "evident-snippet"));
+    for (const more of hit.more) {  // the page's other matching evidence, grouped under it as the API answers
+      const line = snippet(more.snippet, "evident-more");
+      line.prepend(node("span", "evident-kind", more.kind), " " + more.heading_path.join(" › ") + " ");
+      item.append(line);
+    }
+    return item;
+  }
+  function openOption(index) {
+    const item = options[index];
+    if (!item || !item.dataset.url) return;
+    recordClick(item);
+    window.location.assign(item.dataset.url);
+  }
+  async function search(query) {
+    const mine = ++asked;  // a slower earlier answer never replaces a later one
+    status.className = "evident-status";
+    status.textContent = "Searching…";
+    const params = new URLSearchParams({q: query, k: String(RESULTS_SHOWN), session});
+    let resp, data;
+    try {
+      resp = await fetch(`${endpoint}/api/search?${params}`, {mode: "cors", credentials: "include"});
+      data = await resp.json();
+    } catch (error) {
+      if (mine !== asked) return;
+      options = [];
+      expand(false);
+      status.className = "evident-status evident-error";
+      status.textContent = `Search is not available from this page (${error.message}). `
+        + "The search service must list this site among its allowed origins.";
+      return;
+    }
+    if (mine !== asked) return;
+    if (!resp.ok) {
+      options = [];
+      expand(false);
+      status.className = "evident-status evident-error";
+      status.textContent = data.error || resp.statusText;
+      return;
+    }
+    searchId = data.search_id;
+    options = data.hits.map(option);
+    list.replaceChildren(...options);
+    status.textContent = data.total ? `${data.total} pages` + (data.warnings.length ? ` · ${data.warnings[0]}` : "")
+      : "No results.";
+    expand(true);
+  }
+
+  form.addEventListener("submit", e => {
+    e.preventDefault();
+    if (active >= 0) openOption(active);
+    else if (input.value.trim()) search(input.value.trim());
+  });
+  input.addEventListener("keydown", e => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (!options.length) return;
+      if (list.hidden) expand(true);
+      const step = e.key === "ArrowDown" ? 1 : -1;
+      activate(Math.min(options.length - 1, Math.max(-1, active + step)));  // above the first: back to typing
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      if (!list.hidden) expand(false);
+      else input.value = "";
+    }
+  });
+  input.addEventListener("input", () => activate(-1));
+  list.addEventListener("click", e => {
+    const item = e.target.closest(".evident-option");
+    if (item && item.dataset.url && e.target.closest("a")) recordClick(item);  // the link itself navigates
+    else if (item) openOption(options.indexOf(item));
+  });
+  box.addEventListener("focusout", e => { if (!box.contains(e.relatedTarget)) expand(false); });
+  input.addEventListener("focus", () => expand(true));
+})();

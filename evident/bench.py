@@ -1,0 +1,390 @@
+"""``evident bench``: how fast this machine ingests and searches, measured through the real worker and HTTP API.
+
+Ingest: a worker is started for the run (``evident worker``, as the stack runs it), warmed up on the first
+file, and the corpus is queued to it with ``force`` and timed from queueing to the job's end; then the bench
+embeds the same texts the worker embedded (the views ``workers.tasks`` chooses, read back from the index) in
+one call to the same embedder, which gives the embedder's own time and its share of the ingest.
+
+Search: an API is started for the run (``evident serve`` on a free loopback port, or ``--api URL`` for one
+already running) and asked ``GET /api/search`` by 1 and 4 concurrent clients, in BM25 and in hybrid mode;
+each client goes through the questions file in its own order. ``--scale N`` copies the evidence under new
+ids, doc ids and URLs into a throwaway alias of about N evidence, measures search there through an API of
+its own, then deletes it.
+
+The bench works on the settings' alias and Redis database: give it its own
+(``EVIDENT_OPENSEARCH_INDEX_ALIAS=bench EVIDENT_REDIS_URL=redis://127.0.0.1:6379/7``), since it re-ingests
+the corpus there. The searches it sends are logged to a throwaway search log, deleted at the end.
+Written by hand because no kept library drives our worker and API together; the HTTP load itself is
+``requests`` in threads, which is all 4 clients need.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import requests
+
+from core.settings import PROJECT_ROOT, Settings
+
+SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"
+DEFAULT_CORPUS = [SHARED_BENCH / "wiki" / "pages", SHARED_BENCH / "pdf"]
+DEFAULT_QUESTIONS = SHARED_BENCH / "questions.jsonl"
+QUESTION_FIELDS = ("completed_question", "question")  # the question as it stands alone, else as asked
+CLIENTS = (1, 4)  # one user at a time, and four at once (the issue's load)
+MODES = ("bm25", "hybrid")  # BM25 alone shows what the dense half of hybrid costs
+SEARCHES = 200  # per measurement: enough for a stable p95, p99 is indicative only at this count
+WARM_UP_SEARCHES = 8  # per API and mode, not counted: the first searches fill OpenSearch's caches
+RESULTS_K = 10  # hits asked per search: the search page's first page
+INGEST_TIMEOUT = 3600  # seconds the bench follows its ingest job: the bench corpus takes minutes
+START_TIMEOUT = 300  # seconds a started worker or API may take to answer: models load on 2 busy cores
+POLL_SECONDS = 0.5  # while a started worker or API comes up
+PING_SECONDS = 1.0  # a live Celery worker answers a ping in milliseconds
+HTTP_TIMEOUT = 60  # one search under load; far above any latency worth measuring
+STOP_TIMEOUT = 60  # a started worker finishes the file in hand before it exits
+SCROLL_SIZE = 500  # evidence read back per scroll page (texts only, no vectors)
+SCROLL_KEEP = "2m"  # the scroll context lives between two pages read back
+REINDEX_TIMEOUT = 3600  # seconds one copy of the evidence may take into the scale index
+SCALE_SUFFIX = "_scale"  # the scale alias: not "<alias>-...", which the alias's own template would claim
+PERCENTILES = (50, 95, 99)
+
+
+@dataclass
+class IngestFigures:
+    files: int
+    pages: int
+    evidence: int
+    failed: int
+    wall_seconds: float
+    embedded_texts: int
+    views: tuple[str, ...]
+    embedder_seconds: float
+
+
+@dataclass
+class SearchFigures:
+    index: str  # "bench" or "scale"
+    evidence: int
+    mode: str
+    clients: int
+    searches: int
+    errors: int
+    latencies_ms: list[float]
+    wall_seconds: float
+
+    def percentile(self, p: int) -> float:
+        if len(self.latencies_ms) < 2:
+            return self.latencies_ms[0] if self.latencies_ms else float("nan")
+        return statistics.quantiles(self.latencies_ms, n=100, method="inclusive")[p - 1]
+
+
+def load_queries(path: Path) -> list[str]:
+    """The questions of a JSONL file (``completed_question``, else ``question``), or a plain text file's lines."""
+    try:
+        lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the questions ({exc})") from exc
+    queries = []
+    for number, line in enumerate(lines, start=1):
+        if not line.startswith("{"):
+            queries.append(line)
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: not JSON ({exc})") from exc
+        text = next((record[f] for f in QUESTION_FIELDS if isinstance(record.get(f), str) and record[f]), "")
+        if not text:
+            raise ValueError(f"{path}:{number}: no {' or '.join(QUESTION_FIELDS)} field")
+        queries.append(text)
+    if not queries:
+        raise ValueError(f"{path}: no questions")
+    return queries
+
+
+def count_pages(files) -> int:
+    """Source pages: a PDF's pages, one for any other file."""
+    import pymupdf
+
+    pages = 0
+    for item in files:
+        if item.path.suffix.lower() == ".pdf":
+            with pymupdf.open(item.path) as pdf:
+                pages += pdf.page_count
+        else:
+            pages += 1
+    return pages
+
+
+# -- child processes -------------------------------------------------------------------------------
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def child_env(settings: Settings, **overrides: str) -> dict[str, str]:
+    """This process's environment with the settings a started worker or API must share with the bench."""
+    from evident.stack.launcher import child_environment
+
+    return {**os.environ, **child_environment(settings), **overrides}
+
+
+@contextmanager
+def child(command: list[str], env: dict[str, str], log: Path):
+    """``python -m evident.cli COMMAND`` for the run, stopped (SIGTERM, then SIGKILL) when the block ends."""
+    with log.open("ab") as out:
+        process = subprocess.Popen([sys.executable, "-m", "evident.cli", *command], env=env, stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=PROJECT_ROOT)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_until(ready, process: subprocess.Popen, what: str, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while not ready():
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not come up (exit {process.poll()}); see {log}")
+        time.sleep(POLL_SECONDS)
+
+
+@contextmanager
+def worker_for(settings: Settings, log: Path):
+    """A worker started for the run on the settings' Redis, alone there: a worker already consuming that
+    queue may write to another alias, and would share the files with ours."""
+    from workers.app import create_app
+
+    app = create_app(settings)
+    if app.control.ping(timeout=PING_SECONDS):
+        raise ValueError(f"a worker already consumes {settings.redis.url}: stop it, or give the bench a Redis "
+                         "database of its own (EVIDENT_REDIS_URL)")
+    say(f"starting a worker (log {log})")
+    with child(["worker", "--loglevel", "WARNING"], child_env(settings), log) as process:
+        wait_until(lambda: bool(app.control.ping(timeout=PING_SECONDS)), process, "the worker", log)
+        yield app
+
+
+@contextmanager
+def api_for(settings: Settings, url: str | None, log: Path, **env: str):
+    """The base URL of an API on the settings' alias: ``url`` when given, else `evident serve` for the run."""
+    if url:
+        yield url.rstrip("/")
+        return
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with child(["serve", "--host", "127.0.0.1", "--port", str(port)], child_env(settings, **env), log) as process:
+        wait_until(lambda: _answers(base), process, "the API", log)
+        yield base
+
+
+def _answers(base: str) -> bool:
+    try:
+        requests.get(f"{base}/api/health", timeout=HTTP_TIMEOUT)  # 503 (no worker) still answers
+        return True
+    except requests.RequestException:
+        return False
+
+
+def say(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+# -- ingest ----------------------------------------------------------------------------------------
+def indexed_evidence(client, alias: str) -> list:
+    """Every evidence of the alias as the worker wrote it (without its vectors)."""
+    from ingest.evidence import Evidence
+
+    names = {f.name for f in fields(Evidence)}
+    items = []
+    page = client.search(index=alias, scroll=SCROLL_KEEP, size=SCROLL_SIZE, body={"query": {"match_all": {}}},
+                         _source_excludes=["vec_*"])
+    try:
+        while page["hits"]["hits"]:
+            items += [Evidence(**{k: v for k, v in hit["_source"].items() if k in names}) for hit in page["hits"]["hits"]]
+            page = client.scroll(scroll_id=page["_scroll_id"], scroll=SCROLL_KEEP)
+    finally:
+        client.clear_scroll(scroll_id=page["_scroll_id"])
+    return items
+
+
+def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path) -> IngestFigures:
+    """Ingest ``corpus`` through the worker (timed), then the embedder alone on the texts it embedded."""
+    from core.embedding import Embedder
+    from core.jobs import JobStore
+    from core.index import init_index
+    from workers.folder import discover
+    from workers.submit import queue_files, wait_for_job
+    from workers.tasks import embedded_views, view_texts
+
+    files, missing, _skipped = discover(corpus)
+    if missing or not files:
+        raise ValueError("corpus: " + ("; ".join(f"{e.path}: {e.reason}" for e in missing) or "no files to ingest"))
+    init_index(client, settings)
+    jobs = JobStore.from_url(settings.redis.url)
+    with worker_for(settings, log_dir / "bench-worker.log") as app:
+        # The worker loads its models with its first file: not ingest work, so one file goes first, untimed.
+        wait_for_job(jobs, queue_files(app, jobs, files[:1], force=True), INGEST_TIMEOUT)
+        say(f"ingesting {len(files)} files into {settings.opensearch.index_alias}")
+        started = time.perf_counter()
+        job_id = queue_files(app, jobs, files, force=True)
+        status = wait_for_job(jobs, job_id, INGEST_TIMEOUT)
+        wall = time.perf_counter() - started
+    if not status.finished:
+        raise RuntimeError(f"ingest job {job_id} did not finish within {INGEST_TIMEOUT} s")
+    for error in status.errors:
+        say(f"ingest error: {error['file']}: {error['reason']}")
+    client.indices.refresh(index=settings.opensearch.index_alias)
+    items = indexed_evidence(client, settings.opensearch.index_alias)
+    views = embedded_views(settings)
+    texts = [text for _i, _view, text in view_texts(items, views)]
+    embedder = Embedder(settings.embedding)
+    embedder.embed(["warm up"])  # loading the model is not the embedder's work on the texts
+    say(f"embedding the {len(texts)} texts the worker embedded, in this process")
+    started = time.perf_counter()
+    embedder.embed(texts)
+    return IngestFigures(files=len(files), pages=count_pages(files), evidence=len(items), failed=status.failed,
+                         wall_seconds=wall, embedded_texts=len(texts), views=views,
+                         embedder_seconds=time.perf_counter() - started)
+
+
+# -- search ----------------------------------------------------------------------------------------
+def run_clients(base: str, queries: list[str], mode: str, clients: int, searches: int) -> tuple[list[float], int, float]:
+    """``searches`` searches shared by ``clients`` threads; (latencies in ms, errors, wall seconds)."""
+    latencies: list[float] = []
+    errors = [0]
+    lock = threading.Lock()
+
+    def client(number: int) -> None:
+        session = requests.Session()
+        for n in range(number, searches, clients):
+            query = queries[(n * (number + 1)) % len(queries)]  # each client its own order through the questions
+            started = time.perf_counter()
+            try:
+                ok = session.get(f"{base}/api/search", params={"q": query, "mode": mode, "k": RESULTS_K},
+                                 timeout=HTTP_TIMEOUT).status_code == 200
+            except requests.RequestException:
+                ok = False
+            elapsed = (time.perf_counter() - started) * 1000
+            with lock:
+                if ok:
+                    latencies.append(elapsed)
+                else:
+                    errors[0] += 1
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies, errors[0], time.perf_counter() - started
+
+
+def measure_search(base: str, index: str, evidence: int, queries: list[str], searches: int) -> list[SearchFigures]:
+    out = []
+    for mode in MODES:
+        run_clients(base, queries, mode, 1, WARM_UP_SEARCHES)
+        for clients in CLIENTS:
+            latencies, errors, wall = run_clients(base, queries, mode, clients, searches)
+            out.append(SearchFigures(index, evidence, mode, clients, searches, errors, latencies, wall))
+            say(f"{index} {mode} x{clients}: p95 {out[-1].percentile(95):.0f} ms")
+    return out
+
+
+def build_scale_index(client, settings: Settings, target: int) -> tuple[Settings, int]:
+    """A throwaway alias of about ``target`` evidence: the alias's evidence, then copies of it under new ids,
+    doc ids and URLs (so grouping and ranking see distinct pages); returns its settings and its size."""
+    from core.index import init_index
+
+    source_alias = settings.opensearch.index_alias
+    scale = replace(settings, opensearch=replace(settings.opensearch, index_alias=source_alias + SCALE_SUFFIX))
+    drop_scale_index(client, scale)
+    init_index(client, scale)
+    have = client.count(index=source_alias)["count"]
+    if not have:
+        raise ValueError(f"--scale: the alias {source_alias} holds no evidence to copy")
+    copies = max(1, math.ceil(target / have))
+    say(f"building {scale.opensearch.index_alias}: {copies} copies of {have} evidence")
+    script = ("if (params.n > 0) { String s = '-' + params.n; ctx._id = ctx._id + s; ctx._source.id = ctx._id; "
+              "ctx._source.doc_id = ctx._source.doc_id + s; ctx._source.url = ctx._source.url + '#copy' + s; "
+              "ctx._source.page_url = ctx._source.url; }")
+    for n in range(copies):
+        done = client.reindex(body={"source": {"index": source_alias}, "dest": {"index": scale.opensearch.index_alias},
+                                    "script": {"lang": "painless", "source": script, "params": {"n": n}}},
+                              wait_for_completion=True, request_timeout=REINDEX_TIMEOUT)
+        if done.get("failures"):
+            raise RuntimeError(f"copying into {scale.opensearch.index_alias} failed: {done['failures'][:1]}")
+    client.indices.refresh(index=scale.opensearch.index_alias)
+    return scale, client.count(index=scale.opensearch.index_alias)["count"]
+
+
+def drop_scale_index(client, scale: Settings) -> None:
+    alias = scale.opensearch.index_alias
+    client.indices.delete(index=f"{alias}-*", ignore_unavailable=True)
+    client.indices.delete_index_template(name=alias, ignore=404)
+
+
+# -- the run ---------------------------------------------------------------------------------------
+def format_report(ingest: IngestFigures | None, searches: list[SearchFigures]) -> str:
+    cores = len(os.sched_getaffinity(0))
+    lines = [f"evident bench on this machine: {cores} cores, Python {sys.version.split()[0]}"]
+    if ingest:
+        lines += [
+            f"ingest: {ingest.files} files, {ingest.pages} pages, {ingest.evidence} evidence ({ingest.failed} files "
+            f"failed) in {ingest.wall_seconds:.1f} s = {ingest.evidence / ingest.wall_seconds:.1f} evidence/s, "
+            f"{ingest.pages / ingest.wall_seconds:.2f} pages/s",
+            f"embedder: {ingest.embedded_texts} texts (views {', '.join(ingest.views)}) in "
+            f"{ingest.embedder_seconds:.1f} s = {ingest.embedder_seconds / ingest.wall_seconds:.0%} of the ingest; "
+            f"ingest wall / embedder time = {ingest.wall_seconds / ingest.embedder_seconds:.2f}",
+        ]
+    header = ("index", "evidence", "mode", "clients", "searches", "errors", "p50 ms", "p95 ms", "p99 ms", "searches/s")
+    rows = [header] + [(s.index, str(s.evidence), s.mode, str(s.clients), str(s.searches), str(s.errors),
+                        *(f"{s.percentile(p):.0f}" for p in PERCENTILES), f"{len(s.latencies_ms) / s.wall_seconds:.1f}")
+                       for s in searches]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines += ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows[:1]]
+    lines += ["|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    lines += ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows[1:]]
+    return "\n".join(lines)
+
+
+def run(settings: Settings, corpus: list[str], questions: Path, searches: int, scale: int, api: str | None,
+        ingest: bool, log_dir: Path) -> str:
+    """Ingest (unless told not to), search the alias, then the scale index when asked; the report's text."""
+    from core.index import connect
+
+    queries = load_queries(questions)
+    client = connect(settings)
+    figures = measure_ingest(settings, client, corpus, log_dir) if ingest else None
+    log_index = f"evident-searchlog-bench-{os.getpid()}"  # the bench's searches stay out of the real log
+    searchlog_env = {"EVIDENT_OPENSEARCH_SEARCHLOG_INDEX": log_index}
+    try:
+        evidence = client.count(index=settings.opensearch.index_alias)["count"]
+        with api_for(settings, api, log_dir / "bench-api.log", **searchlog_env) as base:
+            results = measure_search(base, "bench", evidence, queries, searches)
+        if scale:
+            scaled, size = build_scale_index(client, settings, scale)
+            try:
+                with api_for(scaled, None, log_dir / "bench-api-scale.log", **searchlog_env) as base:
+                    results += measure_search(base, "scale", size, queries, searches)
+            finally:
+                drop_scale_index(client, scaled)
+    finally:
+        client.indices.delete(index=log_index, ignore_unavailable=True)
+    return format_report(figures, results)

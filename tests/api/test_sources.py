@@ -1,0 +1,62 @@
+"""The live-source admin endpoints on the real services: register, sync through the worker, describe, remove."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.api.conftest import ADMIN, signed
+from tests.standins.site import SiteStandIn
+
+SYNC_WAIT = 300  # seconds for two small pages through the session's worker
+
+
+@pytest.fixture
+def site(tmp_path):
+    (tmp_path / "index.html").write_text('<html><head><title>Canteen</title></head><body><h1>Canteen</h1>'
+                                         '<p>Lunch is served from noon. <a href="menu.html">Menu</a></p></body></html>')
+    (tmp_path / "menu.html").write_text("<html><head><title>Menu</title></head><body><h1>Menu</h1>"
+                                        "<p>Thursday: spinach dumplings with brown butter.</p></body></html>")
+    with SiteStandIn(tmp_path) as stand_in:
+        yield stand_in
+
+
+@pytest.mark.parametrize("headers, status", [({}, 401), (signed("ben", "staff"), 403)])
+def test_sources_are_for_admins_only(client, headers, status):
+    assert client.get("/api/admin/sources", headers=headers).status_code == status
+    assert client.post("/api/admin/sources", json={"name": "x", "kind": "site"}, headers=headers).status_code == status
+
+
+@pytest.mark.parametrize("body, named", [
+    ({"name": "wiki", "kind": "confluence", "options": {"url": "https://wiki.example.com", "token": "s3cret",
+                                                        "spaces": ["ENG"]}}, "token"),
+    ({"name": "wiki", "kind": "confluence", "options": {"url": "https://wiki.example.com", "token_env": "T",
+                                                        "user_env": "U"}}, "scope"),
+    ({"name": "site", "kind": "site", "every": "1 fortnight", "options": {"start": "https://intranet.example.org/"}},
+     "interval"),
+    ({"name": "site", "kind": "site", "options": {"start": "ftp://intranet.example.org/"}}, "start"),
+    ({"name": "bad name!", "kind": "site", "options": {"start": "https://intranet.example.org/"}}, "name"),
+])
+def test_a_registration_that_cannot_work_is_refused_with_the_reason(client, body, named):
+    response = client.post("/api/admin/sources", json=body, headers=ADMIN)
+    assert response.status_code == 400 and named in response.get_json()["error"]
+    assert "s3cret" not in response.get_data(as_text=True)
+
+
+def test_a_site_is_registered_synced_described_and_removed(client, site, stores, settings):
+    created = client.post("/api/admin/sources", json={"name": "canteen", "kind": "site", "every": "1h",
+                                                       "options": {"start": site.url + "/"}}, headers=ADMIN)
+    assert created.status_code == 201 and created.get_json()["next_sync"] == "now"
+    assert client.post("/api/admin/sources/canteen/sync", headers=ADMIN).status_code == 202
+    deadline = time.monotonic() + SYNC_WAIT
+    while not (described := client.get("/api/admin/sources/canteen", headers=ADMIN).get_json())["last_sync"]:
+        assert time.monotonic() < deadline, described
+        time.sleep(0.5)
+    assert described["last_sync"]["counts"]["added"] == 2 and described["items"] == 2
+    stores.indices.refresh(index=settings.opensearch.index_alias)
+    hits = client.get("/api/search", query_string={"q": "spinach dumplings"}).get_json()["hits"]
+    assert hits and hits[0]["url"] == site.url + "/menu.html"
+    removed = client.delete("/api/admin/sources/canteen", headers=ADMIN)
+    assert removed.status_code == 200 and removed.get_json()["removed_evidence"] >= 2
+    assert client.get("/api/admin/sources/canteen", headers=ADMIN).status_code == 404
+    assert client.post("/api/admin/sources/canteen/sync", headers=ADMIN).status_code == 404

@@ -1,0 +1,47 @@
+"""``evident bench`` on a tiny corpus, against the real OpenSearch and Redis, its own worker and API: every
+figure is printed (their values are the machine's, so only their presence and sense are checked)."""
+from __future__ import annotations
+
+import re
+
+from tests.conftest import SAMPLES, TEST_ALIAS, TEST_REDIS_DB
+from evident.cli import main
+
+# A Redis database of the bench's own: the session's worker consumes TEST_REDIS_DB's queue, and the bench
+# refuses to share a queue with a worker it did not start.
+BENCH_REDIS_DB = (TEST_REDIS_DB + 8) % 16
+BENCH_ALIAS = f"{TEST_ALIAS}_bench"  # not "<alias>-...", which the test alias's index template would claim
+TINY_CORPUS = [SAMPLES / "wiki" / "pages" / "4456449.json", SAMPLES / "wiki" / "pages" / "4522017.json",
+               SAMPLES / "pdf" / "field-service-manual.pdf"]
+SCALE = 150  # evidence in the throwaway index: a few copies of the tiny corpus
+NUMBER = r"\d+(?:\.\d+)?"
+
+
+def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, tmp_path, capsys):
+    questions = tmp_path / "questions.txt"
+    questions.write_text("buoy maintenance\nhow do I reset the sensor\n", encoding="utf-8")
+    monkeypatch.setenv("EVIDENT_OPENSEARCH_INDEX_ALIAS", BENCH_ALIAS)
+    monkeypatch.setenv("EVIDENT_REDIS_URL", f"redis://127.0.0.1:{settings.services.redis_port}/{BENCH_REDIS_DB}")
+    monkeypatch.setenv("EVIDENT_SERVICES_STATE_DIR", str(tmp_path / "state"))
+    try:
+        code = main(["bench", "--corpus", *map(str, TINY_CORPUS), "--questions", str(questions),
+                     "--searches", "6", "--scale", str(SCALE)])
+        out = capsys.readouterr().out
+        assert code == 0, out
+        ingest = re.search(rf"ingest: 3 files, 5 pages, (\d+) evidence \(0 files failed\) in {NUMBER} s = "
+                           rf"{NUMBER} evidence/s, {NUMBER} pages/s", out)
+        assert ingest and int(ingest.group(1)) > 0, out
+        assert re.search(rf"embedder: \d+ texts \(views context\) in {NUMBER} s = \d+% of the ingest; "
+                         rf"ingest wall / embedder time = {NUMBER}", out), out
+        rows = re.findall(rf"^\| (bench|scale) +\| (\d+) +\| (bm25|hybrid) +\| ([14]) +\| 6 +\| 0 +\| "
+                          rf"(\d+) +\| (\d+) +\| (\d+) +\| ({NUMBER}) +\|$", out, re.M)
+        assert {(index, mode, clients) for index, _n, mode, clients, *_ in rows} == {
+            (index, mode, clients) for index in ("bench", "scale") for mode in ("bm25", "hybrid") for clients in "14"}
+        for index, evidence, _mode, _clients, p50, p95, p99, rate in rows:
+            assert int(p50) <= int(p95) <= int(p99) and float(rate) > 0
+            assert int(evidence) >= (SCALE if index == "scale" else 1)
+        assert not stores.indices.get(index=f"{BENCH_ALIAS}_scale-*", ignore_unavailable=True)
+        assert not stores.indices.get(index="evident-searchlog-bench-*", ignore_unavailable=True)
+    finally:
+        stores.indices.delete(index=f"{BENCH_ALIAS}-*", ignore_unavailable=True)
+        stores.indices.delete_index_template(name=BENCH_ALIAS, ignore=404)

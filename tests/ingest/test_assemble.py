@@ -1,0 +1,61 @@
+"""Assembling evidence: each page's own facts (space, place, who wrote and changed it, when) as one evidence."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ingest import evidence as kinds
+from ingest.config import IngestConfig
+from ingest.pipeline import evidence_for
+from ingest.sources import SourceFile
+from tests.ingest.sources.pdf_helpers import builders
+from text.lemmas import Lemmatizer
+
+
+@pytest.fixture(scope="module")
+def lemmatizer() -> Lemmatizer:
+    return Lemmatizer()
+
+
+def _page(body: str, **extra) -> bytes:
+    page = {"id": "7", "type": "page", "title": "HVX 4.0.1 Release Test Report",
+            "space": {"key": "ENG", "name": "Engineering"},
+            "ancestors": [{"id": "1", "title": "Engineering Home"}, {"id": "2", "title": "Release Test Reports"}],
+            "version": {"number": 8, "when": "2024-04-29T15:26:33.000Z", "by": {"displayName": "Pavla Horáková"}},
+            "metadata": {"labels": {"results": [{"name": "release-test-report"}]}},
+            "body": {"storage": {"value": body}},
+            "_links": {"base": "https://wiki.example.com", "webui": "/spaces/ENG/pages/7/HVX"}, **extra}
+    return json.dumps(page).encode("utf-8")
+
+
+def _facts(file: SourceFile, lemmatizer: Lemmatizer) -> list:
+    return [e for e in evidence_for(file, IngestConfig(), lemmatizer)[1] if e.kind == kinds.PAGE_FACTS]
+
+
+def test_a_wiki_page_gets_one_evidence_of_its_own_facts(lemmatizer):
+    history = {"createdBy": {"displayName": "Mira Okonkwo"}, "createdDate": "2024-03-02T08:00:00.000Z"}
+    attachments = {"attachment": {"results": [{"title": "boot-log.txt"}]}}
+    data = _page("<p>The run used compatibility suite CS-11 on 7 machines in the Brno lab.</p>",
+                 history=history, children=attachments)
+    [facts] = _facts(SourceFile("7.json", data), lemmatizer)
+    assert facts.text == (
+        "HVX 4.0.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports. "
+        "Created on 2024-03-02 by Mira Okonkwo. Last updated (edited) on 2024-04-29 by Pavla Horáková, version 8. "
+        "Labels: release-test-report. Attachments: boot-log.txt.")
+    assert facts.url == "https://wiki.example.com/spaces/ENG/pages/7/HVX"
+    assert "2024-04-29" in facts.lemmas.split()  # "when was it updated" meets the date as a day
+
+
+def test_a_german_page_states_its_facts_in_german_and_unknown_facts_are_left_out(lemmatizer):
+    body = "<p>Die Reisekosten werden nach der Reise über das Formular im Portal abgerechnet und erstattet.</p>"
+    [facts] = _facts(SourceFile("7.json", _page(body)), lemmatizer)
+    assert "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in facts.text
+    assert "Erstellt" not in facts.text and "Anhänge" not in facts.text
+
+
+def test_a_pdf_states_its_title_author_and_date_on_its_first_page(lemmatizer):
+    file = SourceFile("travel.pdf", builders.structured_pdf(), url="https://files.example.com/travel.pdf")
+    [facts] = _facts(file, lemmatizer)
+    assert facts.url == "https://files.example.com/travel.pdf#page=1"
+    assert facts.text == "Travel and Expense Manual. Created by ACME Finance. Last updated (edited) on 2025-03-01."

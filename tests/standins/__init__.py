@@ -1,0 +1,6 @@
+"""Stand-ins for what cannot run here: servers on loopback that speak the real protocol of a remote system
+(a Confluence, an intranet web site), serve test data, record the requests they get, and can be made to
+misbehave (rate limits, server errors, removed pages) so the tests see what a user would.
+
+Never a mock of this project's own code: everything of ours runs for real against these servers.
+"""

@@ -1,0 +1,120 @@
+"""Syncs through a real worker process: its own index alias and Redis database, so a test can kill it with
+SIGKILL without touching the session's worker, and the Confluence and site stand-ins on loopback."""
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from opensearchpy import helpers
+
+from tests.conftest import SHARED_BENCH, TEST_ALIAS, TEST_REDIS_DB
+from tests.standins.confluence import TOKEN, USER
+
+SYNC_ALIAS = f"sync-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templates may not overlap
+SYNC_REDIS_DB = int(os.environ.get("EVIDENT_TEST_SYNC_REDIS_DB", (TEST_REDIS_DB + 1) % 16))
+WIKI = SHARED_BENCH / "wiki"
+PDFS = SHARED_BENCH / "pdf"
+# The worker's settings: a short lock so a killed worker's sync is taken over within seconds, a small page
+# budget so continuations happen on 55 pages, no pace (the stand-in is local), a 200 kB attachment limit.
+WORKER_ENV = {"EVIDENT_SOURCES_LOCK_SECONDS": "6", "EVIDENT_SOURCES_ITEMS_PER_TASK": "15",
+              "EVIDENT_SOURCES_REQUESTS_PER_SECOND": "0", "EVIDENT_SOURCES_MAX_ATTACHMENT_BYTES": "200000",
+              "EVIDENT_SOURCES_OVERLAP_SECONDS": "120",
+              "WIKI_TOKEN": TOKEN, "WIKI_USER": USER}
+WORKER_READY = 180  # seconds a new worker process may take to answer a ping: it loads the models first
+SYNC_WAIT = 600  # seconds a sync of the bench wiki may take here, retries and a 429 storm included
+
+
+@pytest.fixture(scope="module")
+def sync_settings(settings, stores):
+    from core.index import init_index
+    from core.jobs import JobStore
+
+    sync = dataclasses.replace(
+        settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=SYNC_ALIAS),
+        redis=dataclasses.replace(settings.redis, url=settings.redis.url.rsplit("/", 1)[0] + f"/{SYNC_REDIS_DB}"))
+    for index in stores.indices.get(index=f"{SYNC_ALIAS}-*", ignore_unavailable=True) or {}:
+        stores.indices.delete(index=index)
+    init_index(stores, sync)
+    JobStore.from_url(sync.redis.url).clear_database()
+    return sync
+
+
+class WorkerProcess:
+    """``evident worker`` as its own process, started, killed with SIGKILL and started again by a test."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self.process: subprocess.Popen | None = None
+        from workers.app import create_app
+
+        self.app = create_app(settings)
+
+    def start(self) -> None:
+        env = {**os.environ, **WORKER_ENV, "EVIDENT_OPENSEARCH_INDEX_ALIAS": self.settings.opensearch.index_alias,
+               "EVIDENT_REDIS_URL": self.settings.redis.url}
+        self.process = subprocess.Popen([sys.executable, "-m", "evident.cli", "worker", "--loglevel", "WARNING"],
+                                        env=env, start_new_session=True)
+        deadline = time.monotonic() + WORKER_READY
+        while not self.app.control.ping(timeout=1):
+            assert self.process.poll() is None, "the worker process exited"
+            assert time.monotonic() < deadline, "the worker did not answer in time"
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture(scope="module")
+def sync_worker(sync_settings):
+    worker = WorkerProcess(sync_settings)
+    worker.start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture(scope="module")
+def sources(sync_settings):
+    from core.sources import SourceStore
+
+    return SourceStore.from_url(sync_settings.redis.url)
+
+
+def run_sync(worker: WorkerProcess, sources, name: str, full: bool = False, timeout: float = SYNC_WAIT) -> dict:
+    """Queue a sync and wait until the source records it finished; a ``busy`` answer (a dead worker's
+    lock not yet expired) is asked again."""
+    before = sources.state(name)["syncs"]
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = worker.app.send_task("evident.sync_source", kwargs={"name": name, "full": full}).get(timeout=timeout)
+        if answer["outcome"] != "busy":
+            break
+        assert time.monotonic() < deadline, "the source stayed locked"
+        time.sleep(1)
+    assert answer["outcome"] in ("done", "continued"), answer
+    while sources.state(name)["syncs"] == before:
+        assert not sources.checkpoint(name).get("error"), sources.checkpoint(name)
+        assert time.monotonic() < deadline, f"sync of {name} did not finish"
+        time.sleep(0.5)
+    return sources.state(name)["last"]
+
+
+def indexed(client, settings, prefix: str = "") -> dict[str, dict]:
+    """Every evidence of the sync index (optionally of documents whose id starts with ``prefix``)."""
+    client.indices.refresh(index=settings.opensearch.index_alias)
+    query = {"query": {"prefix": {"doc_id": prefix}}} if prefix else {"query": {"match_all": {}}}
+    return {hit["_id"]: hit["_source"] for hit in helpers.scan(
+        client, index=settings.opensearch.index_alias, query=query,
+        _source=["doc_id", "kind", "text", "context", "title", "breadcrumb", "acl", "acl_levels", "url"])}

@@ -1,0 +1,157 @@
+"""A Confluence kept in sync through the real worker, Redis and OpenSearch, against the stand-in wiki."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from ingest.pipeline import evidence_for
+from ingest.sources import SourceFile
+from search.retrievers import acl_filter
+from tests.standins.confluence import ConfluenceStandIn
+from tests.workers.sync.conftest import PDFS, WIKI, indexed, run_sync
+from text.lemmas import Lemmatizer
+from workers.sync import registry
+
+ATTACHED = {"1048577": ["employee-handbook.pdf", "security-guidelines-scanned.pdf"]}  # the second is too large
+KILL_AFTER_BODIES = (0, 4, 17, 31, 52)  # moments of the kill: in the listing, early, at and past a continuation
+
+
+def bench_pages() -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((WIKI / "pages").glob("*.json"))}
+
+
+def reference_evidence(settings) -> dict[str, tuple]:
+    """What the folder ingest makes of the bench pages: evidence id -> (kind, text, context, title)."""
+    users = {u["accountId"]: u["displayName"]
+             for u in json.loads((WIKI / "users.json").read_text(encoding="utf-8"))["results"]}
+    lemmatizer, found = Lemmatizer(), {}
+    for path in sorted((WIKI / "pages").glob("*.json")):
+        _parsed, evidence = evidence_for(SourceFile(name=path.name, data=path.read_bytes(), users=users),
+                                         settings.ingest, lemmatizer)
+        found.update({e.id: (e.kind, e.text, e.context, e.title) for e in evidence})
+    return found
+
+
+def as_reference(found: dict[str, dict]) -> dict[str, tuple]:
+    return {i: (s["kind"], s["text"], s["context"], s["title"]) for i, s in found.items()}
+
+
+def readers(client, settings, doc_id: str, principals: list[str]) -> bool:
+    """Whether a caller with these principals finds any evidence of the document."""
+    client.indices.refresh(index=settings.opensearch.index_alias)
+    body = {"size": 0, "query": {"bool": {"filter": [{"term": {"doc_id": doc_id}}, acl_filter(principals)]}}}
+    return client.search(index=settings.opensearch.index_alias, body=body)["hits"]["total"]["value"] > 0
+
+
+@pytest.fixture
+def wiki(sources, stores, sync_settings, request):
+    """A fresh stand-in wiki registered as a source named after the test; removed (and unindexed) after."""
+    standin = ConfluenceStandIn(WIKI / "pages", WIKI / "users.json", PDFS, attach=ATTACHED).start()
+    name = request.node.name.replace("test_", "")[:40].replace("[", "-").replace("]", "")
+    registry.register(sources, name, "confluence",
+                      {"url": standin.url, "deployment": "cloud", "token_env": "WIKI_TOKEN", "user_env": "WIKI_USER",
+                       "spaces": sorted(standin.spaces), "attachments": ["pdf"]})
+    yield standin, name
+    registry.remove(sources, stores, sync_settings, name)
+    standin.stop()
+
+
+def test_a_full_sync_indexes_what_the_folder_ingest_does(wiki, sync_worker, sources, stores, sync_settings):
+    standin, name = wiki
+    started = time.monotonic()
+    last = run_sync(sync_worker, sources, name)
+    pages = indexed(stores, sync_settings, "confluence:")
+    assert as_reference(pages) == reference_evidence(sync_settings)
+    assert {s["url"].split("#")[0] for s in pages.values()} == \
+        {p["_links"]["base"] + p["_links"]["webui"] for p in bench_pages().values()}
+    assert last["counts"]["added"] == len(bench_pages())
+    print(f"\nfull sync: {len(bench_pages())} pages, {len(pages)} evidence, {last['counts']['requests']} requests, "
+          f"{time.monotonic() - started:.0f} s, counts {last['counts']}")
+
+
+def test_attachments_are_documents_under_their_page(wiki, sync_worker, sources, stores, sync_settings):
+    standin, name = wiki
+    run_sync(sync_worker, sources, name)
+    handbook = [s for s in indexed(stores, sync_settings, "pdf:").values() if "employee-handbook.pdf" in s["doc_id"]]
+    assert handbook and all(s["breadcrumb"] == ["Engineering Home"] for s in handbook)
+    assert all(s["url"].startswith(standin.url + "/download/attachments/1048577/") for s in handbook)
+    skipped = [e for e in sync_worker_errors(sources, name) if "security-guidelines-scanned.pdf" in e["file"]]
+    assert skipped and skipped[0]["reason"].startswith("skipped:")
+    standin.clear_log()
+    run_sync(sync_worker, sources, name)
+    assert standin.count("/download/") == 0  # unchanged versions are not downloaded again
+
+
+def sync_worker_errors(sources, name: str) -> list[dict]:
+    from core.jobs import JobStore
+
+    jobs = JobStore(sources._redis)
+    return [e for e in jobs.recent_errors() if e["job"] == f"source:{name}"]
+
+
+def test_incremental_syncs_follow_edits_deletions_and_restrictions(wiki, sync_worker, sources, stores, sync_settings):
+    standin, name = wiki
+    run_sync(sync_worker, sources, name)
+    pages = bench_pages()
+    parent = next(i for i, p in pages.items() if any(a["id"] == i for q in pages.values() for a in q["ancestors"]))
+    child = next(i for i, p in pages.items() if p["ancestors"] and p["ancestors"][-1]["id"] == parent)
+    edited, deleted, archived = [i for i in pages if i not in (parent, child)][-3:]
+
+    standin.clear_log()
+    last = run_sync(sync_worker, sources, name)
+    assert standin.bodies_fetched() == [] and last["counts"].get("updated", 0) == 0
+
+    standin.edit(edited, body="<p>The quarterly zeppelin inventory moved to the Harbour building.</p>")
+    standin.delete(deleted)
+    standin.archive(archived)
+    standin.restrict(parent, groups=["leadership"])
+    standin.clear_log()
+    last = run_sync(sync_worker, sources, name)
+    assert edited in standin.bodies_fetched()
+    assert last["counts"]["deleted"] == 2
+    texts = [s["text"] for s in indexed(stores, sync_settings, f"confluence:{edited}").values()]
+    assert any("zeppelin" in t for t in texts)
+    assert not indexed(stores, sync_settings, f"confluence:{deleted}")
+    assert not indexed(stores, sync_settings, f"confluence:{archived}")
+    for doc in (parent, child):
+        assert not readers(stores, sync_settings, f"confluence:{doc}", ["eng", "user:someone"])
+        assert readers(stores, sync_settings, f"confluence:{doc}", ["leadership"])
+
+    standin.unrestrict(parent)
+    run_sync(sync_worker, sources, name)
+    for doc in (parent, child):
+        assert readers(stores, sync_settings, f"confluence:{doc}", [])
+
+
+def test_a_429_storm_ends_in_a_complete_index(wiki, sync_worker, sources, stores, sync_settings):
+    standin, name = wiki
+    standin.fail_every(3, status=429, retry_after=1)
+    started = time.monotonic()
+    last = run_sync(sync_worker, sources, name)
+    throttled = sum(1 for entry in standin.log if entry.status == 429)
+    assert throttled > 0
+    assert as_reference(indexed(stores, sync_settings, "confluence:")) == reference_evidence(sync_settings)
+    print(f"\n429 storm: {last['counts']['requests']} requests, {throttled} answered 429, "
+          f"{time.monotonic() - started:.0f} s")
+
+
+@pytest.mark.parametrize("bodies", KILL_AFTER_BODIES)
+def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(bodies, wiki, sync_worker, sources, stores,
+                                                             sync_settings):
+    standin, name = wiki
+    sync_worker.app.send_task("evident.sync_source", kwargs={"name": name})
+    deadline = time.monotonic() + 300
+    while len(standin.bodies_fetched()) < bodies or not standin.count("/rest/api/content/search"):
+        assert time.monotonic() < deadline, "the sync did not get that far"
+        time.sleep(0.05)
+    sync_worker.kill()
+    sync_worker.start()
+    run_sync(sync_worker, sources, name)
+    found = indexed(stores, sync_settings, "confluence:")
+    reference = reference_evidence(sync_settings)
+    lost, extra = set(reference) - set(found), set(found) - set(reference)
+    print(f"\nkilled after {len(standin.bodies_fetched())} bodies: lost {len(lost)}, duplicated or stale {len(extra)}")
+    assert not lost and not extra
+    assert as_reference(found) == reference

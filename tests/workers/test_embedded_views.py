@@ -1,0 +1,33 @@
+"""Ingest embeds the views search reads, and those ``embedding.extra_views`` asks for: no more (the embedder's
+time is most of an ingest's), and no searched one missing."""
+from __future__ import annotations
+
+from core.embedding import Embedder
+from core.index import VECTOR_FIELDS
+from core.settings import load_settings
+from ingest.evidence import Evidence
+from workers.tasks import embed_views, embedded_views
+
+
+def _evidence(summary: str) -> Evidence:
+    return Evidence(id="e", doc_id="d", kind="passage", url="https://wiki.example.org/p", title="Buoys",
+                    text="Reset the buoy sensor.", context="Buoys > Reset the buoy sensor.", summary=summary,
+                    keywords=["buoy", "sensor"])
+
+
+def test_only_the_searched_views_are_embedded_unless_asked():
+    settings = load_settings(environ={})
+    assert embedded_views(settings) == ("context",) == settings.search.views
+    asked = load_settings(environ={"EVIDENT_SEARCH_VIEWS": "context,keywords", "EVIDENT_EMBEDDING_EXTRA_VIEWS": "summary"})
+    assert embedded_views(asked) == ("context", "keywords", "summary")
+
+
+def test_each_evidence_gets_a_vector_of_each_view_it_has():
+    settings = load_settings(environ={})
+    items = [_evidence("How to reset a buoy sensor."), _evidence("")]
+    vectors = embed_views(Embedder(settings.embedding), items, ("context", "summary"))
+    assert set(vectors[0]) == {VECTOR_FIELDS["context"], VECTOR_FIELDS["summary"]}
+    assert set(vectors[1]) == {VECTOR_FIELDS["context"]}  # no summary, no summary vector
+    assert vectors[0][VECTOR_FIELDS["context"]] == vectors[1][VECTOR_FIELDS["context"]]  # same text, same vector
+    assert vectors[0][VECTOR_FIELDS["summary"]] != vectors[0][VECTOR_FIELDS["context"]]
+    assert all(len(v) == settings.embedding.dimension for item in vectors for v in item.values())

@@ -1,0 +1,106 @@
+"""Registering, describing and removing live sources: what the ``evident sources`` command and the admin
+API share.
+
+A registration is checked before it is kept (the URL, the deployment, the scope, the interval, the space
+groups) and holds no secret: only the names of the environment variables or files the worker reads the
+token and user from.
+"""
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import asdict
+from datetime import datetime
+
+from opensearchpy import OpenSearch
+
+from core.index import delete_documents
+from core.settings import Settings
+from core.sources import SOURCE_KINDS, SourceEntry, SourceStore
+from workers.connectors.confluence.access import parse_space_groups
+from workers.connectors.confluence.models import DEPLOYMENTS
+from workers.connectors.site.models import SiteConfig
+
+INTERVAL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
+UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+MIN_INTERVAL = 60  # seconds: beat looks once a minute, and a wiki deserves a breather between syncs
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # it appears in Redis keys and document names
+SECRET_OPTIONS = ("token", "user")  # read by the worker from <name>_env or <name>_file, never stored
+
+
+def parse_interval(text: str) -> int:
+    """``"10m"`` -> 600; ``"0"`` or ``""`` -> 0 (only when asked). ``ValueError`` names the value."""
+    if not text or text.strip() == "0":
+        return 0
+    match = INTERVAL.match(text)
+    if not match:
+        raise ValueError(f"interval {text!r}: expected a number with s, m, h or d (e.g. 10m)")
+    seconds = int(match[1]) * UNIT_SECONDS[match[2]]
+    if seconds < MIN_INTERVAL:
+        raise ValueError(f"interval {text!r}: at least {MIN_INTERVAL} s")
+    return seconds
+
+
+def _check_confluence(options: dict) -> None:
+    url = options.get("url", "")
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"url {url!r}: expected the wiki's http(s) base URL")
+    if options.get("deployment", "cloud") not in DEPLOYMENTS:
+        raise ValueError(f"deployment {options.get('deployment')!r}: expected one of {', '.join(DEPLOYMENTS)}")
+    if not (options.get("token_env") or options.get("token_file")):
+        raise ValueError("a token is needed: name its environment variable (--token-env) or file (--token-file)")
+    if options.get("deployment", "cloud") == "cloud" and not (options.get("user_env") or options.get("user_file")):
+        raise ValueError("Confluence Cloud signs in with the account e-mail and the token: give --user-env")
+    if not (options.get("spaces") or options.get("cql")):
+        raise ValueError("a scope is needed: --spaces KEY,KEY or --cql QUERY")
+    parse_space_groups(options.get("space_groups", ""))
+
+
+def register(store: SourceStore, name: str, kind: str, options: dict, every: str = "") -> SourceEntry:
+    """Check and keep a source; an existing one of the same name is replaced (its state is kept)."""
+    if not NAME.match(name or ""):
+        raise ValueError(f"source name {name!r}: letters, digits, '.', '_' or '-', at most 64")
+    if kind not in SOURCE_KINDS:
+        raise ValueError(f"source kind {kind!r}: expected one of {', '.join(SOURCE_KINDS)}")
+    for secret in SECRET_OPTIONS:
+        if options.get(secret):
+            raise ValueError(f"{secret}: never kept as a value; name its environment variable or file instead")
+    options = {k: v for k, v in options.items() if v not in (None, "", [])}
+    if kind == "confluence":
+        _check_confluence(options)
+    else:
+        SiteConfig(start=options.get("start", ""), sitemap=options.get("sitemap", ""),
+                   max_pages=int(options.get("max_pages") or SiteConfig.max_pages))
+    entry = SourceEntry(name=name, kind=kind, every_seconds=parse_interval(every), options=options)
+    store.add(entry)
+    return entry
+
+
+def describe(store: SourceStore, entry: SourceEntry) -> dict:
+    """A source as the admin sees it: its registration, its last sync, the one under way, the next."""
+    state = store.state(entry.name)
+    checkpoint = store.checkpoint(entry.name)
+    last = state["last"]
+    next_run = None
+    if entry.every_seconds:
+        started = last["started"] if last else None
+        next_run = "now" if not started or checkpoint else \
+            time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
+                          time.gmtime(_timestamp(started) + entry.every_seconds))
+    return {**asdict(entry), "items": len(store.items(entry.name)), "cursor": state["cursor"],
+            "syncs": state["syncs"], "last_sync": last, "next_sync": next_run,
+            "running": store.lock(entry.name, 1).locked(),
+            "under_way": {k: checkpoint[k] for k in ("phase", "started", "counts", "error") if k in checkpoint}
+            if checkpoint else None}
+
+
+def _timestamp(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
+def remove(store: SourceStore, client: OpenSearch, settings: Settings, name: str) -> int:
+    """Forget a source; its documents leave the index first. Returns the evidence removed."""
+    doc_ids = [d for record in store.items(name).values() for d in record.get("doc_ids", [])]
+    removed = delete_documents(client, settings, doc_ids)
+    store.remove(name)
+    return removed
