@@ -14,6 +14,7 @@ from spectree import Response
 
 from api.admin import REFUSED, admins_only
 from api.schema import Error, Listing, Record, spec
+from core.jobs import JobStore
 from core.sources import SourceStore
 from workers.sync import registry
 
@@ -40,6 +41,10 @@ def _store() -> SourceStore:
     return current_app.extensions["evident"]["sources"]
 
 
+def _jobs() -> JobStore:
+    return current_app.extensions["evident"]["jobs"]
+
+
 def _missing(name: str):
     return jsonify({"error": f"no source named {name!r}", "errors": []}), 404
 
@@ -49,7 +54,7 @@ def _missing(name: str):
 def listing():
     """Every source with its registration, last sync (started, finished, counts), the one under way, the next."""
     store = _store()
-    return jsonify([registry.describe(store, entry) for entry in store.all()])
+    return jsonify([registry.describe(store, _jobs(), entry) for entry in store.all()])
 
 
 @sources.post("/api/admin/sources")
@@ -61,7 +66,7 @@ def add():
         entry = registry.register(_store(), body.name, body.kind, dict(body.options), body.every)
     except ValueError as exc:
         return jsonify({"error": f"source {body.name!r}: {exc}", "errors": []}), 400
-    return jsonify(registry.describe(_store(), entry)), 201
+    return jsonify(registry.describe(_store(), _jobs(), entry)), 201
 
 
 @sources.get("/api/admin/sources/<name>")
@@ -69,7 +74,7 @@ def add():
 def one(name: str):
     """One source as the list shows it."""
     entry = _store().get(name)
-    return jsonify(registry.describe(_store(), entry)) if entry else _missing(name)
+    return jsonify(registry.describe(_store(), _jobs(), entry)) if entry else _missing(name)
 
 
 @sources.post("/api/admin/sources/<name>/sync")

@@ -2,7 +2,8 @@
 
 Lives here: ``settings`` (defaults, ``evident.toml``, ``EVIDENT_*`` environment), ``index`` (the
 OpenSearch edge: templates, alias, pipelines, bulk writes, reindex), ``jobs`` (the Redis edge:
-job records, errors, fingerprints, keyword statistics), ``searchlog`` (the search log and its clicks,
+job records, errors, fingerprints, keyword statistics), ``sources`` (the Redis edge of live sources:
+registrations, checkpoints, locks), ``searchlog`` (the search log and its clicks,
 written in the background), and the models: ``embedding``
 (sentence-transformers) and ``llm`` (one OpenAI-compatible chat call).
 Only this package talks to OpenSearch and Redis. May import: ``ingest`` (the evidence model and its

@@ -55,19 +55,24 @@ class JobStatus:
         return self.done + self.skipped + self.failed >= self.total
 
 
-class JobStore:
-    """``prefix`` keeps the keys of one store apart from another's in the same Redis database."""
+class RedisStore:
+    """A store of keys under one prefix; ``prefix`` keeps one store's keys apart from another's in the same
+    Redis database."""
 
     def __init__(self, client: redis.Redis, prefix: str = PREFIX):
         self._redis = client
         self.prefix = prefix
 
     @classmethod
-    def from_url(cls, url: str, prefix: str = PREFIX) -> "JobStore":
+    def from_url(cls, url: str, prefix: str = PREFIX):
         return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
 
     def _key(self, *parts: str) -> str:
         return ":".join((self.prefix, *parts))
+
+
+class JobStore(RedisStore):
+    """Ingest jobs, recorded errors, fingerprints, task metrics and the keyword statistics."""
 
     def clear_database(self) -> None:
         """Empty this store's whole Redis database: a test session starts from nothing."""

@@ -16,10 +16,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
-import redis
 from redis.lock import Lock
 
-from core.jobs import PREFIX
+from core.jobs import RedisStore
 
 SOURCE_KINDS = ("confluence", "site")
 PENDING_BATCH = 500  # listing records read back from Redis at once: a few hundred KB per round trip
@@ -36,71 +35,66 @@ class SourceEntry:
     created: float = 0.0
 
 
-class SourceStore:
-    """What Redis keeps about live sources; ``prefix`` keeps one store's keys apart from another's."""
+class SourceStore(RedisStore):
+    """What Redis keeps about live sources."""
 
-    def __init__(self, client: redis.Redis, prefix: str = PREFIX):
-        self._redis = client
-        self.prefix = prefix
-
-    @classmethod
-    def from_url(cls, url: str, prefix: str = PREFIX) -> "SourceStore":
-        return cls(redis.Redis.from_url(url, decode_responses=True), prefix)
-
-    def _key(self, name: str, part: str) -> str:
-        return f"{self.prefix}:source:{name}:{part}"
+    def _source_key(self, name: str, part: str) -> str:
+        return self._key("source", name, part)
 
     # registrations
     def add(self, entry: SourceEntry) -> None:
         if entry.kind not in SOURCE_KINDS:
             raise ValueError(f"source {entry.name!r}: unknown kind {entry.kind!r} (known: {', '.join(SOURCE_KINDS)})")
         entry.created = entry.created or time.time()
-        self._redis.hset(f"{self.prefix}:sources", entry.name, json.dumps(asdict(entry)))
+        self._redis.hset(self._key("sources"), entry.name, json.dumps(asdict(entry)))
 
     def get(self, name: str) -> SourceEntry | None:
-        raw = self._redis.hget(f"{self.prefix}:sources", name)
+        raw = self._redis.hget(self._key("sources"), name)
         return SourceEntry(**json.loads(raw)) if raw else None
 
     def all(self) -> list[SourceEntry]:
-        return sorted((SourceEntry(**json.loads(v)) for v in self._redis.hgetall(f"{self.prefix}:sources").values()),
+        return sorted((SourceEntry(**json.loads(v)) for v in self._redis.hgetall(self._key("sources")).values()),
                       key=lambda e: e.name)
 
     def remove(self, name: str) -> None:
         """Forget a source and everything kept about it (its evidence is the caller's to delete first)."""
         pipe = self._redis.pipeline()
-        pipe.hdel(f"{self.prefix}:sources", name)
+        pipe.hdel(self._key("sources"), name)
         for part in ("items", "checkpoint", "pending", "scope", "state", "lock"):
-            pipe.delete(self._key(name, part))
+            pipe.delete(self._source_key(name, part))
         pipe.execute()
 
     # what has been indexed, item by item
     def item(self, name: str, item_id: str) -> dict | None:
-        raw = self._redis.hget(self._key(name, "items"), item_id)
+        raw = self._redis.hget(self._source_key(name, "items"), item_id)
         return json.loads(raw) if raw else None
 
     def items(self, name: str) -> dict[str, dict]:
-        return {k: json.loads(v) for k, v in self._redis.hgetall(self._key(name, "items")).items()}
+        return {k: json.loads(v) for k, v in self._redis.hgetall(self._source_key(name, "items")).items()}
+
+    def item_count(self, name: str) -> int:
+        return self._redis.hlen(self._source_key(name, "items"))
 
     def set_item(self, name: str, item_id: str, record: dict) -> None:
         """Record an item as indexed and take it off the pending list, in one transaction."""
         pipe = self._redis.pipeline()
-        pipe.hset(self._key(name, "items"), item_id, json.dumps(record))
-        pipe.hdel(self._key(name, "pending"), item_id)
+        pipe.hset(self._source_key(name, "items"), item_id, json.dumps(record))
+        pipe.hdel(self._source_key(name, "pending"), item_id)
         pipe.execute()
 
     def drop_item(self, name: str, item_id: str) -> None:
         pipe = self._redis.pipeline()
-        pipe.hdel(self._key(name, "items"), item_id)
-        pipe.hdel(self._key(name, "pending"), item_id)
+        pipe.hdel(self._source_key(name, "items"), item_id)
+        pipe.hdel(self._source_key(name, "pending"), item_id)
         pipe.execute()
 
     # the sync under way
     def checkpoint(self, name: str) -> dict:
-        raw = self._redis.hgetall(self._key(name, "checkpoint"))
+        raw = self._redis.hgetall(self._source_key(name, "checkpoint"))
         return {k: json.loads(v) for k, v in raw.items()}
 
     def save_checkpoint(self, name: str, **values) -> None:
-        self._redis.hset(self._key(name, "checkpoint"), mapping={k: json.dumps(v) for k, v in values.items()})
+        self._redis.hset(self._source_key(name, "checkpoint"), mapping={k: json.dumps(v) for k, v in values.items()})
 
     def count(self, name: str, outcome: str, amount: int = 1) -> None:
         """Add to one of the running sync's counts (added, updated, deleted, failed, ...)."""
@@ -112,51 +106,52 @@ class SourceStore:
         """Listing records to index (``in_scope``: from the scope listing, so their ids are also in scope)."""
         pipe = self._redis.pipeline()
         if records:
-            pipe.hset(self._key(name, "pending"), mapping={k: json.dumps(v) for k, v in records.items()})
+            pipe.hset(self._source_key(name, "pending"), mapping={k: json.dumps(v) for k, v in records.items()})
             if in_scope:
-                pipe.sadd(self._key(name, "scope"), *records)
+                pipe.sadd(self._source_key(name, "scope"), *records)
         pipe.execute()
 
     def pending(self, name: str) -> Iterator[tuple[str, dict]]:
-        for item_id, raw in self._redis.hscan_iter(self._key(name, "pending"), count=PENDING_BATCH):
+        for item_id, raw in self._redis.hscan_iter(self._source_key(name, "pending"), count=PENDING_BATCH):
             yield item_id, json.loads(raw)
 
     def pending_item(self, name: str, item_id: str) -> dict | None:
-        raw = self._redis.hget(self._key(name, "pending"), item_id)
+        raw = self._redis.hget(self._source_key(name, "pending"), item_id)
         return json.loads(raw) if raw else None
 
     def pending_count(self, name: str) -> int:
-        return self._redis.hlen(self._key(name, "pending"))
+        return self._redis.hlen(self._source_key(name, "pending"))
 
     def skip_pending(self, name: str, item_ids: list[str]) -> None:
         if item_ids:
-            self._redis.hdel(self._key(name, "pending"), *item_ids)
+            self._redis.hdel(self._source_key(name, "pending"), *item_ids)
 
     def in_scope(self, name: str) -> set[str]:
-        return self._redis.smembers(self._key(name, "scope"))
+        return self._redis.smembers(self._source_key(name, "scope"))
 
     def finish(self, name: str, cursor: str, summary: dict) -> None:
         """Close the sync under way: the new cursor and its summary become the source's state."""
         pipe = self._redis.pipeline()
-        pipe.hset(self._key(name, "state"), mapping={"cursor": cursor, "last": json.dumps(summary)})
-        pipe.hincrby(self._key(name, "state"), "syncs", 1)
+        pipe.hset(self._source_key(name, "state"), mapping={"cursor": cursor, "last": json.dumps(summary)})
+        pipe.hincrby(self._source_key(name, "state"), "syncs", 1)
         for part in ("checkpoint", "pending", "scope"):
-            pipe.delete(self._key(name, part))
+            pipe.delete(self._source_key(name, part))
         pipe.execute()
 
     def state(self, name: str) -> dict:
-        raw = self._redis.hgetall(self._key(name, "state"))
+        raw = self._redis.hgetall(self._source_key(name, "state"))
         return {"cursor": raw.get("cursor", ""), "syncs": int(raw.get("syncs", 0)),
                 "last": json.loads(raw["last"]) if raw.get("last") else None}
 
     def reset(self, name: str) -> None:
         """Forget the cursor and a sync under way: the next sync lists everything (``sync --full``)."""
         pipe = self._redis.pipeline()
-        pipe.hdel(self._key(name, "state"), "cursor")
+        pipe.hdel(self._source_key(name, "state"), "cursor")
         for part in ("checkpoint", "pending", "scope"):
-            pipe.delete(self._key(name, part))
+            pipe.delete(self._source_key(name, part))
         pipe.execute()
 
     def lock(self, name: str, seconds: int) -> Lock:
         """The source's sync lock (redis-py's): one sync at a time; a dead holder's lock expires."""
-        return self._redis.lock(self._key(name, "lock"), timeout=seconds, blocking=False, thread_local=False)
+        return self._redis.lock(self._source_key(name, "lock"), timeout=seconds, blocking=False,
+                                thread_local=False)  # renewed by a heartbeat thread (workers.sync.run)

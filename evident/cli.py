@@ -217,9 +217,9 @@ def _overrides(args) -> dict:
     return out
 
 
-def api_search(args, settings: Settings) -> dict | None:
-    """The running API's answer, whose models are loaded already (a second, against ~10 s of loading them
-    here); None when no API answers on [services] api_host/api_port."""
+def api_search(args, settings: Settings) -> dict:
+    """The answer of the API on [services] api_host/api_port, whose models are loaded already: a second,
+    against ~10 s of loading them here. It searches the alias it was started with."""
     import requests
 
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/api/search"
@@ -227,8 +227,9 @@ def api_search(args, settings: Settings) -> dict | None:
                                                if getattr(args, name)}}
     try:
         answer = requests.get(url, params=params, timeout=API_SEARCH_TIMEOUT)
-    except requests.ConnectionError:
-        return None
+    except requests.RequestException as exc:
+        raise ValueError(f"no answer from the API at {url} ({exc}); start it (evident services up) or "
+                         "search without --api") from None
     if answer.status_code != 200:
         raise ValueError(f"{url} answered {answer.status_code}: {answer.text[:PREVIEW_CHARS]}")
     return answer.json()
@@ -238,13 +239,15 @@ def cmd_search(args, settings: Settings) -> int:
     from search.searcher import SearchRequest
 
     groups = [g for g in (args.groups or "").split(",") if g]
-    # The API serves what its caller's identity may read and knows no stage switches: those searches stay here.
-    in_process = args.local or groups or args.fusion or args.views or args.no_history
-    try:
-        response = None if in_process else api_search(args, settings)
-    except ValueError as exc:
-        return _fail(str(exc))
-    if response is None:
+    if args.api and (groups or args.fusion or args.views or args.no_history):
+        # The API serves what the caller's identity may read and has no switches for single stages.
+        return _fail("--api: --groups, --fusion, --views and --no-history search here, not through the API")
+    if args.api:
+        try:
+            response = api_search(args, settings)
+        except ValueError as exc:
+            return _fail(str(exc))
+    else:
         response = asdict(make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, groups=groups,
                                                                        **_overrides(args))))
     if args.json:
@@ -354,11 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int)
     p.set_defaults(func=cmd_serve)
 
-    p = sub.add_parser("search", help="search like the API does (asks the running API when one answers)")
+    p = sub.add_parser("search", help="search like the API does")
     p.add_argument("query")
     p.add_argument("-k", type=int, default=10)
-    p.add_argument("--groups", help="the caller's groups, comma separated (searches here, not through the API)")
-    p.add_argument("--local", action="store_true", help="search in this process even when an API answers")
+    p.add_argument("--groups", help="the caller's groups, comma separated")
+    p.add_argument("--api", action="store_true",
+                   help="ask the running API ([services] api_host, api_port): an answer in about a second, "
+                        "from the alias that API was started with")
     p.add_argument("--json", action="store_true")
     retrieval_flags(p)
     p.set_defaults(func=cmd_search)

@@ -22,6 +22,12 @@ def _store(settings: Settings):
     return SourceStore.from_url(settings.redis.url)
 
 
+def _jobs(settings: Settings):
+    from core.jobs import JobStore
+
+    return JobStore.from_url(settings.redis.url)
+
+
 def _fail(message: str) -> int:
     print(f"evident: {message}", file=sys.stderr)
     return 1
@@ -51,10 +57,10 @@ def cmd_sources(args, settings: Settings) -> int:
             entry = registry.register(store, args.name, args.kind, options_of(args), args.every or "")
         except ValueError as exc:
             return _fail(f"source {args.name}: {exc}")
-        print(json.dumps(registry.describe(store, entry), indent=2))
+        print(json.dumps(registry.describe(store, _jobs(settings), entry), indent=2))
         return 0
     if args.action == "list":
-        described = [registry.describe(store, entry) for entry in store.all()]
+        described = [registry.describe(store, _jobs(settings), entry) for entry in store.all()]
         print(json.dumps(described, indent=2) if args.json else "\n".join(_line(d) for d in described)
               or "no sources (add one with: evident sources add confluence|site NAME ...)")
         return 0

@@ -26,7 +26,7 @@ from search.priors import apply_priors
 from search.query import Query, ResolvedQuery, content_terms, translations, understand
 from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, dense_texts, knn_retrievers,
-                               request_filters, run_each, run_hybrid)
+                               request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
 from text.detect import detect_language
@@ -142,7 +142,8 @@ class Searcher:
             body = bm25_query(replace(query, resolved=replace(query.resolved, carried={})), filters, cfg,
                               self.lemmatizer)
             if query.resolved.carried:
-                body = carried_bm25(body, query.resolved.carried, cfg.carried_boost)
+                body = carried_bm25(body, query.resolved.carried, cfg.carried_boost,
+                                    [*text_fields(query.lang), "lemmas"])
             out.append(Retriever(body, cfg.bm25_weight, lexical=True))
         if plan.mode in ("dense", "hybrid"):
             model_language = self.settings.embedding.language

@@ -2,19 +2,33 @@
 loopback: the scripts run under the Content-Security-Policy and show what the API answers."""
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import threading
+import time
+from contextlib import contextmanager
 
 import pytest
 from werkzeug.serving import make_server
 
 from tests.api.browser import Browser
-from tests.api.conftest import ADMIN_TOKEN
+from tests.api.conftest import ADMIN, ADMIN_TOKEN
+from tests.standins.site import SiteStandIn
 
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 RENDER_BUDGET_MS = 10000  # virtual time the page gets to fetch and render: a search answers in well under it
 BROWSER_TIMEOUT = 120  # seconds for the whole browser run on a loaded two-core machine
+SYNC_WAIT = 300  # seconds for a two-page site through the session's worker (its first page loads the models)
+
+
+@contextmanager
+def serving(wsgi_app):
+    """``wsgi_app`` on a loopback port; yields its base URL."""
+    server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -24,10 +38,8 @@ def served(app):
         environ["HTTP_AUTHORIZATION"] = f"Bearer {ADMIN_TOKEN}"
         return app(environ, start_response)
 
-    server = make_server("127.0.0.1", 0, as_admin, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
+    with serving(as_admin) as url:
+        yield url
 
 
 def rendered(url: str) -> str:
@@ -71,3 +83,90 @@ def test_the_console_charts_files_finished_and_the_queue_per_minute(served, samp
     counted = sum(int(bar.split(": ")[1].split()[0]) for bar in finished["bars"])
     assert counted >= sample_corpus.total  # every file of the session's ingest finished within the charted hours
     assert all(bar.endswith(" finished") for bar in finished["bars"])
+
+
+@pytest.fixture
+def canteen(tmp_path):
+    """A small intranet site: a home page linking to a menu and to an allergen list that is not there."""
+    (tmp_path / "index.html").write_text(
+        "<html><head><title>Canteen</title></head><body><h1>Canteen</h1><p>Open from noon. "
+        '<a href="menu.html">This week</a> · <a href="allergens.html">Allergens</a></p></body></html>')
+    (tmp_path / "menu.html").write_text("<html><head><title>This week</title></head><body><h1>This week</h1>"
+                                        "<p>Friday: barley risotto with roasted squash.</p></body></html>")
+    with SiteStandIn(tmp_path) as stand_in:
+        yield stand_in
+
+
+def synced(client, name: str, syncs: int) -> dict:
+    """The source as the API describes it once it has counted ``syncs`` syncs."""
+    deadline = time.monotonic() + SYNC_WAIT
+    while (described := client.get(f"/api/admin/sources/{name}", headers=ADMIN).get_json())["syncs"] < syncs:
+        assert time.monotonic() < deadline, described
+        time.sleep(0.5)
+    return described
+
+
+# The text of each cell of a source's row in the console, by the cell's class; null until the row is shown.
+SOURCE_ROW = """(() => {{ const row = document.querySelector('#sources tr[data-source={name}]');
+  return row && row.checkVisibility()
+    && Object.fromEntries([...row.querySelectorAll('td[class]')].map(td => [td.classList[0], td.innerText])); }})()"""
+
+
+def test_the_console_says_how_to_add_a_source_when_there_is_none(served, client):
+    listed = client.get("/api/admin/sources", headers=ADMIN).get_json()
+    with Browser() as browser:
+        page = browser.page()
+        page.open(f"{served}/admin")
+        page.wait_for("document.getElementById('console').checkVisibility() "
+                      "&& !!document.querySelector('#sources tr')", "the sources")
+        hint = page.evaluate("document.getElementById('sources-none').checkVisibility() && "
+                             "document.getElementById('sources-none').innerText")
+        rows = page.evaluate("document.querySelectorAll('#sources tr[data-source]').length")
+    assert rows == len(listed)
+    assert bool(hint) == (not listed)  # the hint is shown exactly when no source is registered
+    assert not hint or "evident sources add confluence|site NAME" in hint
+
+
+def test_the_console_asks_a_caller_without_identity_for_the_admin_token(app):
+    with serving(app) as url, Browser() as browser:
+        page = browser.page()
+        page.open(f"{url}/admin")
+        refused = page.wait_for("!document.getElementById('token-form').hidden "
+                                "&& document.getElementById('problem').textContent", "the token form")
+        page.click("#token")
+        page.type(ADMIN_TOKEN)
+        page.press("Enter")
+        page.wait_for("document.getElementById('console').checkVisibility() "
+                      "&& !!document.querySelector('#sources tr')", "the console after the token")
+        after = page.evaluate("[document.getElementById('token-form').hidden, "
+                              "document.getElementById('problem').textContent]")
+    assert "admin" in refused and after == [True, ""]
+
+
+def test_the_console_lists_a_source_with_its_last_sync_and_syncs_it_now(served, client, canteen):
+    name = "console-canteen"
+    created = client.post("/api/admin/sources", json={"name": name, "kind": "site", "every": "1h",
+                                                       "options": {"start": canteen.url + "/"}}, headers=ADMIN)
+    assert created.status_code == 201
+    try:
+        assert client.post(f"/api/admin/sources/{name}/sync", headers=ADMIN).status_code == 202
+        assert synced(client, name, 1)["items"] == 2
+        row = SOURCE_ROW.format(name=json.dumps(name))
+        with Browser() as browser:
+            page = browser.page()
+            page.open(f"{served}/admin")
+            first = page.wait_for(row, "the source's row")
+            page.click(f'#sources button.sync[data-source="{name}"]')
+            second = page.wait_for(f"(r => r && r['last-sync'].includes('2 syncs') && r)({row})", "the second sync")
+            page.screenshot("console-sources.png", whole_page=True)
+        assert synced(client, name, 2)["syncs"] == 2
+    finally:
+        removed = client.delete(f"/api/admin/sources/{name}", headers=ADMIN)
+    assert removed.status_code == 200 and removed.get_json()["removed_evidence"] > 0  # the next tests see none of it
+    assert canteen.url + "/" in first["source"] and "site" in first["source"] and first["items"] == "2"
+    assert "added 2 · updated 0 · deleted 0 · failed 1 · requests " in first["last-sync"]
+    assert "1 sync" in first["last-sync"]
+    assert "allergens.html" in first["last-error"] and "404" in first["last-error"]
+    assert "every 1 h" in first["next-sync"] and first["now"] == "idle"
+    # The second sync asked again with the validators the first kept: the two pages came back unchanged.
+    assert "added 0 · updated 0 · deleted 0 · failed 1" in second["last-sync"] and "unchanged 2" in second["last-sync"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from core.llm import LLMError
-from search.conversation import (TERM_DECAY, carried_across, carried_bm25, carried_terms, conversation_reading,
-                                 resolve)
+from search.conversation import (SHOWN_PAGE_SHARE, TERM_DECAY, carried_across, carried_bm25, carried_terms,
+                                 conversation_reading, resolve)
 from search.query import ResolvedQuery
 from search.schema import Turn
 from text.detect import detect_language
@@ -29,7 +29,7 @@ def lemmatizer() -> Lemmatizer:
 def test_every_follow_up_is_read_with_the_pages_shown_before(query, leans_on_the_page, lemmatizer):
     resolved, warnings = resolve(query, [TURN], detect_language(query), lemmatizer, None)
     assert resolved.follow_up and not warnings and resolved.text == query
-    assert resolved.prior_urls == ({REPORT: 1.0} if leans_on_the_page else {})
+    assert resolved.prior_urls == ({REPORT: SHOWN_PAGE_SHARE} if leans_on_the_page else {})
 
 
 def test_the_conversation_reading_carries_earlier_terms_decayed_by_distance(lemmatizer):
@@ -38,7 +38,7 @@ def test_the_conversation_reading_carries_earlier_terms_decayed_by_distance(lemm
     assert resolved.text == "Deadline?"
     assert resolved.carried["uefi"] == resolved.carried["boot"] == 1.0
     assert resolved.carried["buoy"] == TERM_DECAY
-    assert resolved.prior_urls == {REPORT: 1.0, "buoy": TERM_DECAY}
+    assert resolved.prior_urls == {REPORT: SHOWN_PAGE_SHARE, "buoy": SHOWN_PAGE_SHARE * TERM_DECAY}
     assert resolved.dense_text == f"{TURN.query} Deadline?"
 
 
@@ -54,10 +54,11 @@ def test_carried_terms_reach_pages_in_another_language_through_their_translation
 
 def test_carried_terms_join_the_questions_bm25_at_their_shares():
     own = {"bool": {"must": {"match": {"text": "deadline"}}, "filter": [{"term": {"acl": "x"}}]}}
-    body = carried_bm25(own, {"reminder": 1.0, "certificate": 0.5, "ota": 0.5}, 0.6)["bool"]
+    body = carried_bm25(own, {"reminder": 1.0, "certificate": 0.5, "ota": 0.5}, 0.6, ["title^2", "text"])["bool"]
     assert body["should"][0] == {"match": {"text": "deadline"}} and body["filter"] == own["bool"]["filter"]
-    assert body["should"][1:] == [{"match": {"lemmas": {"query": "reminder", "boost": 0.6}}},
-                                  {"match": {"lemmas": {"query": "certificate ota", "boost": 0.3}}}]
+    fields = {"fields": ["title^2", "text"], "type": "most_fields"}
+    assert body["should"][1:] == [{"multi_match": {"query": "reminder", **fields, "boost": 0.6}},
+                                  {"multi_match": {"query": "certificate ota", **fields, "boost": 0.3}}]
     assert body["minimum_should_match"] == 1  # a page holding only the carried subject is still found
 
 

@@ -29,9 +29,9 @@ from workers.connectors.confluence.connector import ConfluenceClient, PageGone, 
 from workers.connectors.confluence.models import AttachmentRef, ConfluenceConfig, PageRef
 from workers.sync.run import SyncRun, now_iso, source_secret
 
-# A user named in a storage-format body (``<ri:user ri:account-id="…"/>``; user key or name on Data Center):
-# read from the bytes so their display names can be asked for before the page is parsed.
-MENTION = re.compile(rb'ri:(?:account-id|userkey|username)="([^"]+)"')
+# A user named in a storage-format body (``<ri:user ri:account-id="…"/>``; user key or name on Data Center),
+# read from the page's JSON bytes (where the quotes are escaped) so their names are asked for before parsing.
+MENTION = re.compile(rb'ri:(?:account-id|userkey|username)=\\?"([^"\\]+)')
 
 
 def client_for(run: SyncRun) -> ConfluenceClient:
@@ -66,13 +66,15 @@ class ConfluenceSync(SyncRun):
         since = shift(cursor, self.ctx.settings.sources.overlap_seconds) if cursor else None
         checkpoint = {"phase": "changed" if since else "scope", "since": since, "cursor": cursor,
                       "scope_check": not cursor or state["syncs"] % every == 0, "next_link": None,
-                      "started": now_iso(), "full": self.full, "counts": {}}
+                      "started": now_iso(), "full": self.full, "counts": {}, "error": ""}
         self.store.save_checkpoint(self.name, **checkpoint)
         return checkpoint
 
     def step(self) -> bool:
         """Carry the sync on from its checkpoint; True when it finished, False when a new task must go on."""
-        checkpoint = self.store.checkpoint(self.name) or self.begin()
+        checkpoint = self.store.checkpoint(self.name)
+        if "phase" not in checkpoint:  # none, or only the error of an attempt that never began
+            checkpoint = self.begin()
         self.full = bool(checkpoint.get("full"))
         requests_before = self.client.requests_made
         try:

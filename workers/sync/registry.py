@@ -15,6 +15,7 @@ from datetime import datetime
 from opensearchpy import OpenSearch
 
 from core.index import delete_documents
+from core.jobs import JobStore
 from core.settings import Settings
 from core.sources import SOURCE_KINDS, SourceEntry, SourceStore
 from workers.connectors.confluence.access import parse_space_groups
@@ -25,6 +26,7 @@ INTERVAL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 MIN_INTERVAL = 60  # seconds: beat looks once a minute, and a wiki deserves a breather between syncs
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # it appears in Redis keys and document names
+ERRORS_SHOWN = 5  # of a source's recorded errors, the latest: what went wrong, not a log
 SECRET_OPTIONS = ("token", "user")  # read by the worker from <name>_env or <name>_file, never stored
 
 
@@ -76,8 +78,9 @@ def register(store: SourceStore, name: str, kind: str, options: dict, every: str
     return entry
 
 
-def describe(store: SourceStore, entry: SourceEntry) -> dict:
-    """A source as the admin sees it: its registration, its last sync, the one under way, the next."""
+def describe(store: SourceStore, jobs: JobStore, entry: SourceEntry) -> dict:
+    """A source as the admin sees it: its registration, its last sync, the one under way, the next, and the
+    last errors its syncs recorded."""
     state = store.state(entry.name)
     checkpoint = store.checkpoint(entry.name)
     last = state["last"]
@@ -87,10 +90,11 @@ def describe(store: SourceStore, entry: SourceEntry) -> dict:
         next_run = "now" if not started or checkpoint else \
             time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
                           time.gmtime(_timestamp(started) + entry.every_seconds))
-    return {**asdict(entry), "items": len(store.items(entry.name)), "cursor": state["cursor"],
+    return {**asdict(entry), "items": store.item_count(entry.name), "cursor": state["cursor"],
             "syncs": state["syncs"], "last_sync": last, "next_sync": next_run,
             "running": store.lock(entry.name, 1).locked(),
-            "under_way": {k: checkpoint[k] for k in ("phase", "started", "counts", "error") if k in checkpoint}
+            "errors": [e for e in jobs.recent_errors() if e.get("job") == f"source:{entry.name}"][:ERRORS_SHOWN],
+            "under_way": {k: checkpoint[k] for k in ("phase", "started", "counts", "error") if checkpoint.get(k)}
             if checkpoint else None}
 
 

@@ -33,7 +33,7 @@ class SiteSync(SyncRun):
 
     def step(self) -> bool:
         started = self.store.checkpoint(self.name).get("started") or now_iso()
-        self.store.save_checkpoint(self.name, phase="crawl", started=started, counts={})
+        self.store.save_checkpoint(self.name, phase="crawl", started=started, counts={}, error="")
         known_items = self.store.items(self.name)
         # A full sync forgets the validators, not the URLs: every page is read again, and one that is gone
         # is still found gone.

@@ -290,16 +290,17 @@ def test_redis_kept_by_supervisord(own):
 
 
 @services
-def test_worker_runs_under_supervisord(own):
-    assert launcher.up(own, ("redis", "worker")) == ["redis", "worker"]
+def test_worker_and_beat_run_under_supervisord(own):
+    assert launcher.up(own, ("redis", "worker", "beat")) == ["redis", "worker", "beat"]
     sv = Supervisor(Path(own.services.state_dir))
     deadline = time.monotonic() + 120
-    while "ready." not in sv.log_tail("worker", 200):  # Celery's line once it consumes
-        assert time.monotonic() < deadline, sv.log_tail("worker", 40)
+    # Celery's lines once the worker consumes and beat has its schedule
+    while "ready." not in sv.log_tail("worker", 200) or "beat: Starting" not in sv.log_tail("beat", 200):
+        assert time.monotonic() < deadline, sv.log_tail("worker", 40) + sv.log_tail("beat", 40)
         time.sleep(1)
     assert f":{own.services.redis_port}/0" in sv.log_tail("worker", 200)  # its broker is our Redis
-    assert launcher.status(own)["worker"][0]
-    pids = [sv.info(name)["pid"] for name in ("redis", "worker")]
+    assert launcher.status(own)["worker"][0] and launcher.status(own)["beat"][0]
+    pids = [sv.info(name)["pid"] for name in ("redis", "worker", "beat")]
     launcher.down(own)
     assert not any(_alive(pid) for pid in pids)
 

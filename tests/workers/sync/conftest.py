@@ -92,6 +92,13 @@ def sources(sync_settings):
     return SourceStore.from_url(sync_settings.redis.url)
 
 
+@pytest.fixture(scope="module")
+def sync_jobs(sync_settings):
+    from core.jobs import JobStore
+
+    return JobStore.from_url(sync_settings.redis.url)
+
+
 def run_sync(worker: WorkerProcess, sources, name: str, full: bool = False, timeout: float = SYNC_WAIT) -> dict:
     """Queue a sync and wait until the source records it finished; a ``busy`` answer (a dead worker's
     lock not yet expired) is asked again."""

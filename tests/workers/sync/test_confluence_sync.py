@@ -71,24 +71,18 @@ def test_a_full_sync_indexes_what_the_folder_ingest_does(wiki, sync_worker, sour
           f"{time.monotonic() - started:.0f} s, counts {last['counts']}")
 
 
-def test_attachments_are_documents_under_their_page(wiki, sync_worker, sources, stores, sync_settings):
+def test_attachments_are_documents_under_their_page(wiki, sync_worker, sources, sync_jobs, stores, sync_settings):
     standin, name = wiki
     run_sync(sync_worker, sources, name)
     handbook = [s for s in indexed(stores, sync_settings, "pdf:").values() if "employee-handbook.pdf" in s["doc_id"]]
     assert handbook and all(s["breadcrumb"] == ["Engineering Home"] for s in handbook)
     assert all(s["url"].startswith(standin.url + "/download/attachments/1048577/") for s in handbook)
-    skipped = [e for e in sync_worker_errors(sources, name) if "security-guidelines-scanned.pdf" in e["file"]]
+    skipped = [e for e in sync_jobs.recent_errors()
+               if e["job"] == f"source:{name}" and "security-guidelines-scanned.pdf" in e["file"]]
     assert skipped and skipped[0]["reason"].startswith("skipped:")
     standin.clear_log()
     run_sync(sync_worker, sources, name)
     assert standin.count("/download/") == 0  # unchanged versions are not downloaded again
-
-
-def sync_worker_errors(sources, name: str) -> list[dict]:
-    from core.jobs import JobStore
-
-    jobs = JobStore(sources._redis)
-    return [e for e in jobs.recent_errors() if e["job"] == f"source:{name}"]
 
 
 def test_incremental_syncs_follow_edits_deletions_and_restrictions(wiki, sync_worker, sources, stores, sync_settings):
@@ -147,11 +141,13 @@ def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(bodies, wiki, syn
         assert time.monotonic() < deadline, "the sync did not get that far"
         time.sleep(0.05)
     sync_worker.kill()
+    at_kill = len(standin.bodies_fetched())
     sync_worker.start()
     run_sync(sync_worker, sources, name)
     found = indexed(stores, sync_settings, "confluence:")
     reference = reference_evidence(sync_settings)
     lost, extra = set(reference) - set(found), set(found) - set(reference)
-    print(f"\nkilled after {len(standin.bodies_fetched())} bodies: lost {len(lost)}, duplicated or stale {len(extra)}")
+    print(f"\nkilled after {at_kill} page bodies, {len(standin.bodies_fetched())} fetched in all: lost {len(lost)}, "
+          f"duplicated or stale {len(extra)}")
     assert not lost and not extra
     assert as_reference(found) == reference
