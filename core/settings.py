@@ -105,7 +105,6 @@ class SearchConfig:
     group: str = "page"  # page | none
     history: bool = True  # resolve follow-ups from the conversation
     carried_boost: float = 0.6  # BM25 weight of terms carried over from earlier turns (own words: 1)
-    hint_share: float = 0.5  # share of carried_boost when the question stands on its own
     prior_weight: float = 1.0  # bonus of the page a follow-up leans on, in rank-1 units of the fusion
     # Penalty of evidence whose page title names versions, codes or dates, none of them one the query names
     # (a template twin of the page asked for: another release's report, another week's notes), same units.

@@ -89,15 +89,17 @@ def sync(settings: Settings, store, args) -> int:
 
     app = create_app(settings)
     before = store.state(args.name)["syncs"]
-    app.send_task("evident.sync_source", kwargs={"name": args.name, "full": args.full})
+    queued = app.send_task("evident.sync_source", kwargs={"name": args.name, "full": args.full})
     print(f"queued the sync of {args.name}{' (full)' if args.full else ''}")
     if args.no_wait:
         return 0
     deadline = time.monotonic() + args.timeout
     while time.monotonic() < deadline:
         state, checkpoint = store.state(args.name), store.checkpoint(args.name)
-        if checkpoint.get("error"):
-            return _fail(f"sync of {args.name} stopped: {checkpoint['error']}")
+        answer = queued.result if queued.ready() else None
+        if queued.failed() or (isinstance(answer, dict) and answer.get("outcome") in ("failed", "busy")):
+            reason = answer.get("reason", "another sync of it is running") if isinstance(answer, dict) else answer
+            return _fail(f"sync of {args.name} {'failed' if queued.failed() else answer['outcome']}: {reason}")
         if state["syncs"] > before:
             print("\n" + json.dumps(state["last"], indent=2))
             return 0

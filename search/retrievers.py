@@ -88,9 +88,8 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
     The question as written and its word-by-word translation into each other language are
     alternatives (``dis_max``): a page takes the better of the two, the translation at
     ``translation_boost``. So an English page answering a German question competes with German
-    pages on the same concepts, and a German page on the same topic keeps a small edge.
-    Terms carried over from earlier turns weigh ``carried_boost``, a ``hint_share`` of it when the
-    question stands on its own.
+    pages on the same concepts, and a German page on the same topic keeps a small edge. Terms carried
+    over from earlier turns are the conversation stage's to add (``conversation.carried_bm25``).
     """
     resolved, lang = query.resolved, query.lang
     text = resolved.text
@@ -101,9 +100,6 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
     should: list[dict] = [{"multi_match": {"query": text, "fields": text_fields(lang), "type": "most_fields"}}]
     if query.lemmas:
         should.append({"match": {"lemmas": {"query": " ".join(query.lemmas), "boost": LEMMA_BOOST}}})
-    if resolved.carried:
-        carried_boost = cfg.carried_boost * (1.0 if resolved.follow_up else cfg.hint_share)
-        should.append({"match": {"lemmas": {"query": " ".join(resolved.carried), "boost": carried_boost}}})
     readings = [{"bool": {"should": should}}]
     for target, by_term in query.translated.items():
         # A word the list does not know (a name, a number, a product) is searched as written.

@@ -2,7 +2,8 @@
 
 A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches
 against ``SearchConfig``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas,
-translations: ``query``, ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies with the
+translations: ``query``, ``conversation``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the
+question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies with the
 caller's filters: ``retrievers``) -> ``retrieve`` (one ``_msearch``, or one ``hybrid`` query with a search
 pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) -> ``prioritize``
 (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder: ``rerank``)
@@ -19,14 +20,14 @@ from opensearchpy import OpenSearch
 from core.embedding import Embedder
 from core.settings import Settings
 from search import fusion, present
-from search.conversation import carried_across, carried_bm25, resolve
+from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
 from search.grouping import group
 from search.lexicon import Lexicon, load_lexicon
 from search.priors import apply_priors
 from search.query import Query, ResolvedQuery, content_terms, translations, understand
 from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, dense_texts, knn_retrievers,
-                               request_filters, run_each, run_hybrid, text_fields)
+                               msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
 from text.detect import detect_language
@@ -104,6 +105,7 @@ class Searcher:
         started = time.perf_counter()
         plan = Plan.of(request, self.settings)
         query, warnings = self.understand(request, plan)
+        query = self.weigh_shown_pages(request, plan, query)
         retrievers = self.build_retrievers(request, plan, query)
         retrieved = self.retrieve(plan, retrievers)
         fused = self.fuse(plan, retrievers, retrieved)
@@ -130,6 +132,19 @@ class Searcher:
                 resolved.carried, translations(lexicon, list(resolved.carried), lang),
                 self.settings.search.translation_boost))
         return understand(request.query, lang, resolved, self.lemmatizer, lexicon), warnings
+
+    def weigh_shown_pages(self, request: SearchRequest, plan: Plan, query: Query) -> Query:
+        """The pages shown before, each prior scaled by how well the question's own words (BM25, without the
+        carried terms) match the page against the best page they match (``conversation.shown_weights``): a
+        question whose own words lead elsewhere has left the page; one that matches nothing keeps none."""
+        prior = query.resolved.prior_urls
+        if not prior or plan.mode not in ("bm25", "hybrid"):
+            return query
+        own = bm25_query(replace(query, resolved=replace(query.resolved, carried={})),
+                         request_filters(request.groups, request.filters), self.settings.search, self.lemmatizer)
+        best, shown = msearch(self.client, self.settings.opensearch.index_alias, own_word_searches(own, prior))
+        weights = shown_weights(prior, best["hits"]["max_score"], shown["aggregations"]["pages"]["buckets"])
+        return replace(query, resolved=replace(query.resolved, prior_urls=weights))
 
     def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query) -> list[Retriever]:
         """The BM25 retriever (or the baseline's) first, then a k-NN retriever per embedded text and view."""

@@ -36,7 +36,7 @@ READY_TIMEOUT = {
     "redis": 30.0,  # redis-server answers within a second unless it loads a large dump
     "worker": 60.0,  # up once supervisord sees it alive past its startsecs
     "beat": 60.0,  # the same: Celery beat has no port to answer on
-    "api": 300.0,  # `serve` loads and warms up the embedding model before it binds its port
+    "api": 300.0,  # each of `serve`'s gunicorn workers loads and warms up the embedding model before it answers
     "flower": 60.0,  # Celery's imports, then a Tornado server that binds at once
 }
 POLL_INTERVAL = 1.0  # how often we look again while a part comes up
@@ -117,8 +117,10 @@ def _ready(settings: Settings, name: str, info: dict) -> bool:
         return opensearch.ready(settings.services.opensearch_port)
     if name == "redis":
         return redis.ready(settings.services.redis_port)
-    if name in ("api", "flower"):
-        return port_open(_port(settings, name), settings.services.api_host if name == "api" else HOST)
+    if name == "api":  # gunicorn's master binds the port at once; the API answers once a worker has loaded
+        return _probe_api(settings.services.api_port) == "api"
+    if name == "flower":
+        return port_open(settings.services.flower_port)
     return info["statename"] == "RUNNING"
 
 

@@ -36,6 +36,9 @@ def test_sources_are_for_admins_only(client, headers, status):
      "interval"),
     ({"name": "site", "kind": "site", "options": {"start": "ftp://intranet.example.org/"}}, "start"),
     ({"name": "bad name!", "kind": "site", "options": {"start": "https://intranet.example.org/"}}, "name"),
+    ({"name": "wiki", "kind": "confluence", "options": {"url": 5, "spaces": "ENG"}}, "option url"),
+    ({"name": "site", "kind": "site", "options": {"start": "https://intranet.example.org/", "depth": 3}},
+     "option depth"),
 ])
 def test_a_registration_that_cannot_work_is_refused_with_the_reason(client, body, named):
     response = client.post("/api/admin/sources", json=body, headers=ADMIN)

@@ -5,7 +5,7 @@ import pytest
 
 from core.llm import LLMError
 from search.conversation import (SHOWN_PAGE_SHARE, TERM_DECAY, carried_across, carried_bm25, carried_terms,
-                                 conversation_reading, resolve)
+                                 conversation_reading, own_word_searches, resolve, shown_weights)
 from search.query import ResolvedQuery
 from search.schema import Turn
 from text.detect import detect_language
@@ -60,6 +60,21 @@ def test_carried_terms_join_the_questions_bm25_at_their_shares():
     assert body["should"][1:] == [{"multi_match": {"query": "reminder", **fields, "boost": 0.6}},
                                   {"multi_match": {"query": "certificate ota", **fields, "boost": 0.3}}]
     assert body["minimum_should_match"] == 1  # a page holding only the carried subject is still found
+
+
+def test_a_shown_page_keeps_its_prior_as_far_as_the_questions_own_words_find_it():
+    shown = {"report": 0.5, "runbook": 0.25, "postmortem": 0.125}
+    by_page = [{"key": "report", "best": {"value": 8.0}}, {"key": "runbook", "best": {"value": 2.0}}]
+    assert shown_weights(shown, 4.0, by_page) == {"report": 0.5, "runbook": 0.125}  # postmortem: not found
+    assert shown_weights(shown, None, []) == {}  # the question's own words find nothing
+
+
+def test_own_word_searches_ask_for_the_best_match_and_each_shown_pages_best():
+    own = {"match": {"text": "resturlaub"}}
+    best, shown = own_word_searches(own, {"a": 0.5, "b": 0.25})
+    assert best["query"] == own and best["size"] == 1
+    assert shown["query"]["bool"] == {"must": own, "filter": {"terms": {"url": ["a", "b"]}}}
+    assert shown["aggs"]["pages"]["terms"] == {"field": "url", "size": 2}
 
 
 def test_without_history_the_question_stands_as_asked(lemmatizer):

@@ -23,14 +23,6 @@ def _query(text: str, lang: str, carried=(), follow_up=False, translated=None, l
     return Query(text, lang, ResolvedQuery(text, list(carried), text, [], follow_up), list(lemmas), translated or {})
 
 
-def test_bm25_carried_terms_weigh_less_when_the_question_stands_alone():
-    cfg = SearchConfig()
-    for follow_up, boost in ((True, cfg.carried_boost), (False, cfg.carried_boost * cfg.hint_share)):
-        body = bm25_query(_query("buoy", "en", ["harbour"], follow_up, lemmas=["buoy"]), [], cfg, Lemmatizer())
-        should = body["bool"]["must"]["dis_max"]["queries"][0]["bool"]["should"]
-        assert should[-1] == {"match": {"lemmas": {"query": "harbour", "boost": boost}}}
-
-
 def test_bm25_a_translation_is_a_second_reading():
     cfg = SearchConfig()
     query = _query("Wie viele Lerntage gibt es?", "de", translated={"en": {"lerntag": ["learn", "day"]}},

@@ -22,12 +22,11 @@ import re
 from dataclasses import asdict
 from datetime import datetime, timedelta
 
-from ingest.blocks import ParseError
 from ingest.sources import SourceFile
 from workers.connectors.confluence.access import inherited_levels, own_level, parse_space_groups, principals
 from workers.connectors.confluence.connector import ConfluenceClient, PageGone, SourceError, TooLarge
 from workers.connectors.confluence.models import AttachmentRef, ConfluenceConfig, PageRef
-from workers.sync.run import SyncRun, now_iso, source_secret
+from workers.sync.run import ItemError, SyncRun, now_iso, source_secret
 
 # A user named in a storage-format body (``<ri:user ri:account-id="…"/>``; user key or name on Data Center),
 # read from the page's JSON bytes (where the quotes are escaped) so their names are asked for before parsing.
@@ -162,7 +161,7 @@ class ConfluenceSync(SyncRun):
             users = {}
         try:
             indexed = self.index(SourceFile(name=name, data=data, acl_inherited=inherited, users=users))
-        except ParseError as exc:
+        except ItemError as exc:
             self.record(name, str(exc))
             self.count("failed")
             self.store.set_item(self.name, page.id, {**record, "failed": str(exc)})
@@ -207,7 +206,7 @@ class ConfluenceSync(SyncRun):
             self.record(name, f"skipped: {exc}")
             self.count("attachments_skipped")
             return {"version": att.version, "doc_id": "", "skipped": str(exc)}
-        except ParseError as exc:
+        except ItemError as exc:
             self.record(name, str(exc))
             self.count("failed")
             return {"version": att.version, "doc_id": "", "failed": str(exc)}

@@ -13,6 +13,7 @@ from dataclasses import asdict
 from datetime import datetime
 
 from opensearchpy import OpenSearch
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from core.index import delete_documents
 from core.jobs import JobStore
@@ -43,6 +44,46 @@ def parse_interval(text: str) -> int:
     return seconds
 
 
+class ConfluenceOptions(BaseModel):
+    """What a Confluence registration may hold (never a secret, only where the worker reads it)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    url: str
+    deployment: str = "cloud"
+    token_env: str = ""
+    token_file: str = ""
+    user_env: str = ""
+    user_file: str = ""
+    spaces: list[str] = []
+    cql: str = ""
+    attachments: list[str] = []
+    space_groups: str = ""
+    requests_per_second: float | None = Field(None, ge=0)
+
+
+class SiteOptions(BaseModel):
+    """What a web site registration may hold."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    start: str
+    sitemap: str = ""
+    max_pages: int | None = Field(None, ge=1)
+    requests_per_second: float | None = Field(None, ge=0)
+
+
+OPTIONS = {"confluence": ConfluenceOptions, "site": SiteOptions}
+
+
+def typed_options(kind: str, options: dict) -> dict:
+    """The options checked for their names and types; ``ValueError`` names the first one that is wrong."""
+    try:
+        return OPTIONS[kind].model_validate(options).model_dump(exclude_defaults=True)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "options"
+        raise ValueError(f"option {where}: {error['msg']}") from None
+
+
 def _check_confluence(options: dict) -> None:
     url = options.get("url", "")
     if not url.startswith(("http://", "https://")):
@@ -67,7 +108,7 @@ def register(store: SourceStore, name: str, kind: str, options: dict, every: str
     for secret in SECRET_OPTIONS:
         if options.get(secret):
             raise ValueError(f"{secret}: never kept as a value; name its environment variable or file instead")
-    options = {k: v for k, v in options.items() if v not in (None, "", [])}
+    options = typed_options(kind, {k: v for k, v in options.items() if v not in (None, "", [])})
     if kind == "confluence":
         _check_confluence(options)
     else:

@@ -21,13 +21,18 @@ from redis.exceptions import LockError
 
 from core.index import delete_documents
 from core.sources import SourceEntry, SourceStore
-from ingest.blocks import ParsedDocument
+from ingest.blocks import ParsedDocument, ParseError
 from ingest.pipeline import evidence_for
 from ingest.sources import SourceFile
 from workers.tasks import PipelineContext, llm_summaries, write_evidence
 
 
 HEARTBEATS_PER_LOCK = 3  # the lock is renewed three times per expiry: two renewals may fail before it lapses
+
+
+class ItemError(Exception):
+    """One document that could not be indexed (not a document ingest can parse, or refused by OpenSearch):
+    recorded with the reason, and the sync goes on with the next."""
 
 
 class SourceConfigError(ValueError):
@@ -120,12 +125,18 @@ class SyncRun:
         self.ctx.jobs.record_error(f"source:{self.name}", item, reason)
 
     def index(self, file: SourceFile) -> Indexed:
-        """Parse, embed and write one document; ``ParseError`` when the bytes are not a document."""
+        """Parse, embed and write one document; ``ItemError`` when that cannot be done."""
         settings = self.ctx.settings
-        with self.ctx.jobs.keyword_stats() as stats:
-            parsed, evidence = evidence_for(file, settings.ingest, self.ctx.lemmatizer, stats)
+        try:
+            with self.ctx.jobs.keyword_stats() as stats:
+                parsed, evidence = evidence_for(file, settings.ingest, self.ctx.lemmatizer, stats)
+        except ParseError as exc:
+            raise ItemError(str(exc)) from exc
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
-        written = write_evidence(self.ctx, parsed.document.doc_id, evidence)
+        try:
+            written = write_evidence(self.ctx, parsed.document.doc_id, evidence)
+        except RuntimeError as exc:  # evidence OpenSearch refused (a mapping conflict, a field too large)
+            raise ItemError(f"{file.name}: {exc}") from exc
         for warning in warnings:
             self.record(file.name, f"warning: {warning}")
         return Indexed(parsed.document.doc_id, parsed, written["written"])

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from ingest.blocks import ParseError
 from ingest.sources import SourceFile
 from workers.connectors.site.connector import SiteCrawler
 from workers.connectors.site.models import Failed, Fetched, Gone, PageState, SiteConfig, Skipped, Unchanged
-from workers.sync.run import SyncRun, now_iso
+from workers.sync.run import ItemError, SyncRun, now_iso
 
 
 def crawler_for(run: SyncRun) -> SiteCrawler:
@@ -67,7 +66,7 @@ class SiteSync(SyncRun):
     def fetched(self, event: Fetched, record: dict | None) -> None:
         try:
             indexed = self.index(SourceFile(name=event.source_name, data=event.data, url=event.url))
-        except ParseError as exc:
+        except ItemError as exc:
             self.record(event.url, str(exc))
             self.count("failed")
             return

@@ -16,7 +16,7 @@ from tests.conftest import SHARED_BENCH, TEST_ALIAS, TEST_REDIS_DB
 from tests.standins.confluence import TOKEN, USER
 
 SYNC_ALIAS = f"sync-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templates may not overlap
-SYNC_REDIS_DB = int(os.environ.get("EVIDENT_TEST_SYNC_REDIS_DB", (TEST_REDIS_DB + 1) % 16))
+SYNC_REDIS_DB = int(os.environ.get("EVIDENT_TEST_SYNC_REDIS_DB", (TEST_REDIS_DB + 8) % 16))  # away from 0, the stack's
 WIKI = SHARED_BENCH / "wiki"
 PDFS = SHARED_BENCH / "pdf"
 # The worker's settings: a short lock so a killed worker's sync is taken over within seconds, a small page
