@@ -21,10 +21,11 @@ def site(tmp_path):
         yield stand_in
 
 
-@pytest.mark.parametrize("headers, status", [({}, 401), (signed("ben", "staff"), 403)])
+@pytest.mark.parametrize("headers, status", [(dict, 401), (lambda: signed("ben", "staff"), 403)])  # signed when run
 def test_sources_are_for_admins_only(client, headers, status):
-    assert client.get("/api/admin/sources", headers=headers).status_code == status
-    assert client.post("/api/admin/sources", json={"name": "x", "kind": "site"}, headers=headers).status_code == status
+    assert client.get("/api/admin/sources", headers=headers()).status_code == status
+    assert client.post("/api/admin/sources", json={"name": "x", "kind": "site"},
+                       headers=headers()).status_code == status
 
 
 @pytest.mark.parametrize("body, named", [

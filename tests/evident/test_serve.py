@@ -17,6 +17,7 @@ from evident.server import cores
 
 START_TIMEOUT = 300  # seconds: each gunicorn worker loads the embedding model on 2 busy cores
 HEALTH_TIMEOUT = 5  # seconds one health check may take: a loaded worker answers in milliseconds
+POLL_SECONDS = 0.5  # between health checks while the workers load
 QUERY = "TS-E4471"  # the rare error code of the sample runbook
 RUNBOOK_URL_END = "Runbook%3A+Telemetry+Gateway+Alarms"
 
@@ -36,17 +37,19 @@ def served(sample_corpus, settings, tmp_path_factory):
     with log.open("wb") as out:
         server = subprocess.Popen([sys.executable, "-m", "evident.cli", "serve", "--host", "127.0.0.1"],
                                   env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        try:
-            requests.get(f"http://127.0.0.1:{port}/api/health", timeout=HEALTH_TIMEOUT)
-            break
-        except requests.RequestException:  # the master binds at once; its workers answer once loaded
-            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
-            time.sleep(0.5)
-    yield server, env, log
-    server.terminate()
-    server.wait(timeout=60)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                requests.get(f"http://127.0.0.1:{port}/api/health", timeout=HEALTH_TIMEOUT)
+                break
+            except requests.RequestException:  # the master binds at once; its workers answer once loaded
+                assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(POLL_SECONDS)
+        yield server, env, log
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
 
 
 def test_serve_runs_a_worker_process_per_core(served):
