@@ -42,6 +42,9 @@ class ServicesConfig:
     api_host: str = "127.0.0.1"
     api_port: int = 8800
     flower_port: int = 5555  # Flower, Celery's own monitor, on loopback; the admin console links to it
+    # Worker processes of `evident worker` (Celery's prefork pool, the models loaded once per process);
+    # 0: one per core. Measured on 2 cores: the bench ingest in 63-84 s with 2 against 72-84 s with 1.
+    worker_concurrency: int = 0
     api_workers: int = 0  # gunicorn worker processes of `evident serve`; 0: one per core
     # Threads per API worker: a search waits on OpenSearch much of its time. Measured (evident bench, 4 clients,
     # hybrid): 42-43 searches/s with 4 threads against 27-34 with 1.

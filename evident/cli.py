@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import asdict
@@ -167,8 +168,9 @@ def cmd_worker(args, settings: Settings) -> int:
     from workers.app import create_app
 
     app = create_app(settings)
-    argv = ["worker", "--loglevel", args.loglevel, "--pool", "solo", "--queues", INGEST_QUEUE,
-            "--hostname", "evident@%h"]
+    processes = settings.services.worker_concurrency or os.cpu_count() or 1
+    pool = ["--pool", "prefork", "--concurrency", str(processes)] if processes > 1 else ["--pool", "solo"]
+    argv = ["worker", "--loglevel", args.loglevel, *pool, "--queues", INGEST_QUEUE, "--hostname", "evident@%h"]
     app.worker_main(argv)
     return 0
 
@@ -263,7 +265,7 @@ def cmd_search(args, settings: Settings) -> int:
 def cmd_eval(args, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from evident.evaluation import format_table, in_split, load_questions, report, run
+    from evident.evaluation import format_misses, format_table, in_split, load_questions, misses, report, run
 
     try:
         questions = in_split(load_questions(args.questions), args.split)
@@ -272,14 +274,12 @@ def cmd_eval(args, settings: Settings) -> int:
     searcher = make_searcher(settings)
     with tqdm(total=len(questions), unit="q", desc="eval", file=sys.stderr, disable=args.json) as bar:
         outcomes = run(searcher, questions, field_name=args.field, overrides=_overrides(args),
-                       progress=lambda n: bar.update(1), conversation=args.conversation)
+                       progress=lambda n: bar.update(1), conversation=args.conversation, explain=args.misses)
     result = report(outcomes)
     if args.misses:
-        for o in outcomes:
-            if o.rank != 1:
-                print(f"miss {o.question['id']} rank={o.rank}: {o.question.get(args.field)} -> "
-                      f"{o.urls[:1]} gold={o.question['gold_urls'][:1]}", file=sys.stderr)
-    print(json.dumps(result, indent=2) if args.json else format_table(result))
+        result["misses"] = misses(outcomes)
+    print(json.dumps(result, indent=2) if args.json else "\n".join(
+        [format_table(result), *([format_misses(result["misses"])] if args.misses else [])]))
     return 0
 
 
@@ -373,7 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--field", default="completed_question",
                    help="question field (default completed_question; 'question' uses conversation history)")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--misses", action="store_true", help="list the questions whose first result is wrong")
+    p.add_argument("--misses", action="store_true",
+                   help="say why each question's first result is wrong: the gold page and the first one, each "
+                        "with what each ranked list and prior added to its score (in --json: a misses list)")
     p.add_argument("--split", choices=["tune", "holdout"],
                    help="only the conversations of one half (by a hash of conv_id): tune on one, report the other")
     p.add_argument("--conversation", choices=["state", "prev-question", "none"], default="state",

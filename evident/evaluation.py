@@ -15,6 +15,7 @@ from search.searcher import SearchRequest, Searcher, Turn
 BREAKDOWNS = ("answer_source", "lang", "complexity", "turn", "split")  # split: the half of ``split_of``
 HISTORY_RESULTS = 3  # results of a turn a follow-up sees, as the search page keeps them (api/static/index.html)
 ERROR_CHARS = 300  # enough to name the cause of a failed search, not its whole server trace
+PART_DECIMALS = 4  # a miss's score parts are read by eye, and four places tell the lists apart
 SPLITS = ("tune", "holdout")
 # How a raw follow-up meets its conversation: ``state`` is the Searcher's own conversation handling;
 # ``prev-question`` is the naive baseline (the previous raw question prepended, no other history);
@@ -70,6 +71,10 @@ class Outcome:
     urls: list[str] = field(default_factory=list)
     leaked: bool = False  # a restricted gold page was shown to someone outside its group
     error: str = ""  # the search failed: counted as a miss, named in the report, and the run goes on
+    asked: str = ""  # the text searched, as it was sent
+    resolved: str = ""  # the question as the Searcher read it with the conversation (carried terms included)
+    scores: dict[str, float] = field(default_factory=dict)  # each returned page's shown score, by URL
+    contributions: dict[str, dict[str, float]] = field(default_factory=dict)  # with ``explain``: by page URL
 
 
 def load_questions(path: str | Path) -> list[dict]:
@@ -101,9 +106,10 @@ def in_split(questions: list[dict], split: str | None) -> list[dict]:
 
 def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "completed_question", k: int = 10,
         overrides: dict | None = None, progress: Callable[[int], None] | None = None,
-        conversation: str = "state") -> list[Outcome]:
+        conversation: str = "state", explain: bool = False) -> list[Outcome]:
     """Ask each question; with the raw ``question`` field earlier turns of a conversation are its history,
-    read as ``conversation`` (one of ``CONVERSATION_MODES``) says."""
+    read as ``conversation`` (one of ``CONVERSATION_MODES``) says; to ``explain`` (``--misses``) each outcome
+    keeps every ranked page's score parts."""
     if conversation not in CONVERSATION_MODES:
         raise ValueError(f"conversation mode {conversation!r}: not one of {', '.join(CONVERSATION_MODES)}")
     overrides = dict(overrides or {})
@@ -121,18 +127,20 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
         groups = [q["restricted_to"]] if q.get("restricted_to") else []
         try:
             response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns),
-                                                     **overrides))
+                                                     explain=explain, **overrides))
             leaked = bool(groups) and leaks(searcher, SearchRequest(query=text, k=k, history=list(turns),
                                                                     **overrides), q.get("gold_urls", []))
         except OpenSearchException as exc:
-            outcomes.append(Outcome(q, None, error=f"{type(exc).__name__}: {exc}"[:ERROR_CHARS]))
+            outcomes.append(Outcome(q, None, error=f"{type(exc).__name__}: {exc}"[:ERROR_CHARS], asked=text))
             history[conv].append(Turn(asked, []))
             continue
         finally:
             if progress:
                 progress(n)
         urls = [h.url for h in response.hits]
-        outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked))
+        outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked, asked=text,
+                                resolved=response.resolved_query, scores={h.url: h.score for h in response.hits},
+                                contributions=response.contributions))
         history[conv].append(Turn(asked, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
 
@@ -170,4 +178,54 @@ def format_table(result: dict) -> str:
         for key, f in result.get(f"by_{name}", {}).items():
             lines.append(f"{name + '=' + key:24} {f['n']:>4} {f['p_at_1']:>6.3f} {f['hit_at_5']:>6.3f} "
                          f"{f['mrr']:>6.3f}")
+    return "\n".join(lines)
+
+
+def misses(outcomes: list[Outcome]) -> list[dict]:
+    """Why each question missed: what was asked and how it was read, the gold page (its rank, None when not
+    returned) and the page ranked first, each with its score and what each ranked list and prior added."""
+    out = []
+    for o in outcomes:
+        if o.rank == 1:
+            continue
+        pages = [_page(o, _gold_url(o), o.rank), _page(o, o.urls[0], 1) if o.urls else None]
+        named = [name for page in reversed(pages) if page for name in page["contributions"]]
+        for page in pages:  # a list or prior that gave one of the two pages nothing shows as 0 on the other
+            if page and page["contributions"]:
+                page["contributions"] = {name: page["contributions"].get(name, 0.0) for name in dict.fromkeys(named)}
+        out.append({"id": o.question.get("id", ""), "conv_id": o.question.get("conv_id", ""),
+                    "turn": o.question.get("turn", 1), "question": o.asked, "resolved_query": o.resolved,
+                    "error": o.error, "gold": pages[0], "first": pages[1]})
+    return out
+
+
+def _gold_url(o: Outcome) -> str:
+    """The gold page returned first, else the first gold page named."""
+    gold = o.question.get("gold_urls", [])
+    if o.rank:
+        return next(u for u in o.urls if first_gold_rank([u], gold) == 1)
+    return gold[0] if gold else ""
+
+
+def _page(o: Outcome, url: str, rank: int | None) -> dict:
+    """One page of a miss: its score as shown (else its parts' sum) and its parts by list and prior."""
+    by_page = {normalize_url(u): parts for u, parts in reversed(o.contributions.items())}
+    parts = {name: round(amount, PART_DECIMALS) for name, amount in by_page.get(normalize_url(url), {}).items()}
+    score = o.scores.get(url, sum(by_page.get(normalize_url(url), {}).values()))
+    return {"url": url, "rank": rank, "score": round(score, PART_DECIMALS), "contributions": parts}
+
+
+def format_misses(missed: list[dict]) -> str:
+    """The misses as the table's closing lines: per miss the question, then the gold and the first page."""
+    lines = []
+    for m in missed:
+        lines.append(f"miss {m['id']} (conversation {m['conv_id']}, turn {m['turn']}): {m['question']}"
+                     + (f"  [read as: {m['resolved_query']}]" if m["resolved_query"] not in ("", m["question"]) else "")
+                     + (f"  [search failed: {m['error']}]" if m["error"] else ""))
+        for role, page in (("gold", m["gold"]), ("first", m["first"])):
+            if page:
+                rank = "not in top k" if page["rank"] is None else f"rank {page['rank']}"
+                parts = ", ".join(f"{name} {amount:+.4f}" for name, amount in page["contributions"].items())
+                lines.append(f"  {role:5} {rank:>12}  {page['score']:.4f}  {page['url']}\n"
+                             f"        {parts or 'not among the ranked candidates'}")
     return "\n".join(lines)

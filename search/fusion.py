@@ -42,8 +42,10 @@ def rank_one_unit(fusion: str, weights: list[float], rrf_k: int) -> float:
     return 1.0 / (rrf_k + 1) if fusion == "rrf" else 1.0 / (sum(weights) or 1.0)
 
 
-def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None) -> list[dict]:
-    """Combine the retrievers' ranked lists into one, by evidence id, each with its ``_score_fused``.
+def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None,
+         names: list[str] | None = None) -> list[dict]:
+    """Combine the retrievers' ranked lists into one, by evidence id, each with its ``_score_fused``; with
+    ``names`` (one per list) each also keeps ``_parts``, what each named list added to it (``explain``).
 
     ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted mean of min-max
     normalized scores (as the server-side normalization processor computes it). ``merge``: MC-indexing's
@@ -51,21 +53,47 @@ def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[
     """
     weights = weights or [1.0] * len(ranked_lists)
     if fusion == "merge":
-        return merge_views(ranked_lists)
+        merged = merge_views(ranked_lists)
+        return whole_parts(merged, "view_merge") if names else merged
     if fusion != "rrf":
         weights = shares(weights)
     scores: dict[str, float] = {}
     items: dict[str, dict] = {}
-    for hits, weight in zip(ranked_lists, weights):
+    for hits, weight, name in zip(ranked_lists, weights, names or [""] * len(ranked_lists)):
         for hit, share in zip(hits, rank_shares([h["_score"] for h in hits], fusion, weight, rrf_k)):
-            items.setdefault(hit["_id"], hit)
+            item = items.setdefault(hit["_id"], hit)
             scores[hit["_id"]] = scores.get(hit["_id"], 0.0) + share
+            if name:
+                add_part(item, name, share)
     fused = []
     for key, score in sorted(scores.items(), key=lambda kv: -kv[1]):
         item = items[key]
         item["_score_fused"] = score
         fused.append(item)
     return fused
+
+
+def add_part(item: dict, name: str, amount: float) -> None:
+    """Book ``amount`` of the item's fused score to ``name`` (a ranked list, a prior, the reranker)."""
+    parts = item.setdefault("_parts", {})
+    parts[name] = parts.get(name, 0.0) + amount
+
+
+def whole_parts(fused: list[dict], name: str) -> list[dict]:
+    """Each item's whole fused score booked to ``name``: fused where its lists cannot be told apart."""
+    for item in fused:
+        item["_parts"] = {name: item["_score_fused"]}
+    return fused
+
+
+def page_parts(items: list[dict], support: tuple[float, ...]) -> dict[str, float]:
+    """The parts of a page's score as ``grouping.by_page`` adds it up: its best evidence's parts and the
+    ``support`` shares of its next best ones'."""
+    parts: dict[str, float] = {}
+    for weight, item in zip((1.0, *support), items):
+        for name, amount in item.get("_parts", {}).items():
+            parts[name] = parts.get(name, 0.0) + weight * amount
+    return parts
 
 
 def fused_by_opensearch(hits: list[dict]) -> list[dict]:

@@ -10,6 +10,7 @@ import re
 from typing import Callable
 
 from core.settings import SearchConfig
+from search.fusion import add_part
 from search.query import Query, identifiers
 from text.lemmas import Lemmatizer
 
@@ -19,17 +20,20 @@ def names_a_twin(query_ids: dict[str, set[str]], title_ids: dict[str, set[str]])
     return any(kind in title_ids and not ids & title_ids[kind] for kind, ids in query_ids.items())
 
 
-def _shift(fused: list[dict], bonus: Callable[[dict], float]) -> None:
-    """Add each evidence's ``bonus`` (negative: a penalty) to its fused score."""
+def _shift(fused: list[dict], bonus: Callable[[dict], float], name: str) -> None:
+    """Add each evidence's ``bonus`` (negative: a penalty) to its fused score, booked to ``name`` when the
+    evidence keeps its score's parts (``explain``)."""
     for item in fused:
         amount = bonus(item["_source"])
         if amount:
             item["_score_fused"] += amount
+            if "_parts" in item:
+                add_part(item, name, amount)
 
 
 def follow_up_prior(fused: list[dict], prior_urls: dict[str, float], bonus: float) -> None:
     """A page shown first for an earlier turn gets its share of ``bonus``."""
-    _shift(fused, lambda src: bonus * prior_urls.get(src["url"], 0.0))
+    _shift(fused, lambda src: bonus * prior_urls.get(src["url"], 0.0), "shown_page_prior")
 
 
 def twin_penalty(fused: list[dict], query_ids: dict[str, set[str]], penalty: float) -> None:
@@ -45,7 +49,7 @@ def twin_penalty(fused: list[dict], query_ids: dict[str, set[str]], penalty: flo
             twins[title] = names_a_twin(query_ids, identifiers(title, "", None))
         return -penalty if twins[title] else 0.0
 
-    _shift(fused, twin)
+    _shift(fused, twin, "twin_penalty")
 
 
 def term_anchor_boost(fused: list[dict], asked: str, bonus: float) -> None:
@@ -56,7 +60,7 @@ def term_anchor_boost(fused: list[dict], asked: str, bonus: float) -> None:
         term = (src.get("meta") or {}).get("term", "")
         return bonus if term and re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", asked) else 0.0
 
-    _shift(fused, named)
+    _shift(fused, named, "term_bonus")
 
 
 def apply_priors(fused: list[dict], query: Query, lemmatizer: Lemmatizer, unit: float,

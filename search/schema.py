@@ -28,6 +28,9 @@ class SearchRequest:
     views: tuple[str, ...] | None = None
     group: str | None = None
     use_history: bool | None = None
+    # Keep what each ranked list and prior added to each page's score (``SearchResponse.contributions``), for
+    # ``evident eval --misses``; the API never sets it.
+    explain: bool = False
 
 
 @dataclass
@@ -58,3 +61,5 @@ class SearchResponse:
     translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations
     warnings: list[str] = field(default_factory=list)  # an optional stage that failed, and what was done instead
     search_id: str = ""  # the search log's id of this answer, sent back with a click (set by the API)
+    # With ``explain``: every ranked page's URL -> each ranked list's and prior's part of its score.
+    contributions: dict[str, dict[str, float]] = field(default_factory=dict)

@@ -8,7 +8,9 @@ caller's filters: ``retrievers``) -> ``retrieve`` (one ``_msearch``, or one ``hy
 pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) -> ``prioritize``
 (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder: ``rerank``)
 -> ``to_hits`` (grouping by page, snippets, paging: ``grouping``, ``present``). The caller's ACL filter is
-inside every retriever, so a restricted page never reaches the fusion step.
+inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has the
+fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
+response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval --misses``).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from core.embedding import Embedder
 from core.settings import Settings
 from search import fusion, present
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
-from search.grouping import group
+from search.grouping import Group, group
 from search.lexicon import Lexicon, load_lexicon
 from search.priors import apply_priors
 from search.query import Query, ResolvedQuery, content_terms, translations, understand
@@ -108,15 +110,17 @@ class Searcher:
         query = self.weigh_shown_pages(request, plan, query)
         retrievers = self.build_retrievers(request, plan, query)
         retrieved = self.retrieve(plan, retrievers)
-        fused = self.fuse(plan, retrievers, retrieved)
+        fused = self.fuse(plan, retrievers, retrieved, request.explain)
         fused = self.prioritize(plan, query, retrievers, fused)
         fused = self.rerank(plan, query, fused)
-        ranked = self.to_hits(plan, query, fused)
+        groups = group(fused, plan.group, self.settings.search.page_support)
+        ranked = self.to_hits(query, groups)
         return SearchResponse(query=request.query, hits=present.page_of(ranked, request.k, request.page),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
-                              facets=retrieved.facets, translations=query.translated, warnings=warnings)
+                              facets=retrieved.facets, translations=query.translated, warnings=warnings,
+                              contributions=self.explain(groups) if request.explain else {})
 
     # -- stages ---------------------------------------------------------------------------------
     def understand(self, request: SearchRequest, plan: Plan) -> tuple[Query, list[str]]:
@@ -177,12 +181,14 @@ class Searcher:
         responses = run_each(self.client, index, retrievers, plan.depth, aggs)
         return Retrieved([r["hits"]["hits"] for r in responses], present.facet_counts(responses), fused=False)
 
-    def fuse(self, plan: Plan, retrievers: list[Retriever], retrieved: Retrieved) -> list[dict]:
-        """One list of evidence, best first, each with its ``_score_fused``."""
+    def fuse(self, plan: Plan, retrievers: list[Retriever], retrieved: Retrieved, explain: bool) -> list[dict]:
+        """One list of evidence, best first, each with its ``_score_fused`` (and, to ``explain``, its
+        ``_parts`` by ranked list: ``list_names``)."""
         if retrieved.fused:
-            return fusion.fused_by_opensearch(retrieved.ranked_lists[0])
+            fused = fusion.fused_by_opensearch(retrieved.ranked_lists[0])
+            return fusion.whole_parts(fused, "fused_in_opensearch") if explain else fused
         return fusion.fuse(retrieved.ranked_lists, plan.fusion, self.settings.search.rrf_k,
-                           [r.weight for r in retrievers])
+                           [r.weight for r in retrievers], list_names(plan, retrievers) if explain else None)
 
     def prioritize(self, plan: Plan, query: Query, retrievers: list[Retriever], fused: list[dict]) -> list[dict]:
         """The priors added in units of what a first rank of a weight-1 retriever is worth, best first."""
@@ -194,10 +200,39 @@ class Searcher:
         """The configured cross-encoder's ranking joined with the fusion (not for the baseline)."""
         if self.reranker is None or plan.mode == "baseline":
             return fused
-        return rerank_candidates(self.reranker, query.resolved.text, fused, plan.fusion, self.settings.rerank,
-                                 self.settings.search.rrf_k)
+        before = {id(item): item["_score_fused"] for item in fused}
+        reranked = rerank_candidates(self.reranker, query.resolved.text, fused, plan.fusion, self.settings.rerank,
+                                     self.settings.search.rrf_k)
+        for item in reranked:
+            added = item["_score_fused"] - before[id(item)]
+            if added and "_parts" in item:
+                fusion.add_part(item, "rerank", added)
+        return reranked
 
-    def to_hits(self, plan: Plan, query: Query, fused: list[dict]) -> list[Hit]:
-        """Every hit, best first: grouped by page (or not), snippets marked with the query's terms."""
-        groups = group(fused, plan.group, self.settings.search.page_support)
+    def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
+        """Every hit, best first, from the evidence grouped by page (or not), snippets marked with the
+        query's terms."""
         return present.hits(groups, present.highlight_terms(query))
+
+    def explain(self, groups: list[Group]) -> dict[str, dict[str, float]]:
+        """Each ranked page's URL -> what each ranked list and prior added to its score (its best group's)."""
+        out: dict[str, dict[str, float]] = {}
+        for found in groups:
+            out.setdefault(found.items[0]["_source"]["url"],
+                           fusion.page_parts(found.items, self.settings.search.page_support))
+        return out
+
+
+def list_names(plan: Plan, retrievers: list[Retriever]) -> list[str]:
+    """A name per ranked list, as ``build_retrievers`` orders them: ``bm25`` (its query holds the translated
+    and carried terms too), then ``dense_<view>`` per view for the question as read and
+    ``dense_<view>_translated`` for its translation into the embedder's language."""
+    names, dense = [], 0
+    for retriever in retrievers:
+        if retriever.lexical:
+            names.append("bm25_baseline" if plan.mode == "baseline" else "bm25")
+            continue
+        reading, view = divmod(dense, len(plan.views))
+        names.append(f"dense_{plan.views[view]}" + ("_translated" if reading else ""))
+        dense += 1
+    return names

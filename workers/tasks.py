@@ -91,7 +91,8 @@ class EvidentTask(Task):
 def fingerprint(data: bytes, settings: Settings) -> str:
     """Content plus the settings that shape evidence: a changed config re-ingests everything."""
     digest = hashlib.sha1(data)
-    digest.update(json.dumps([asdict(settings.ingest), settings.embedding.model], sort_keys=True).encode())
+    shaping = [asdict(settings.ingest), settings.embedding.model, embedded_views(settings)]
+    digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
 
 

@@ -1,12 +1,15 @@
 """``evident eval``: the figures, and a questions file scored through the CLI against the real services."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from evident.evaluation import figures, first_gold_rank, in_split, split_of
+from evident.evaluation import figures, first_gold_rank, format_misses, in_split, split_of
+from search.searcher import SearchRequest, Searcher, Turn
 from tests.evident.test_cli import evident, index_env
+from tests.search.test_searcher import _PrefersTitle  # a stand-in cross-encoder that knows one page is the answer
 from tests.test_samples import facts_table
 
 WIKI = "https://wiki.example.org/spaces/OPS/pages/1/Page"
@@ -83,3 +86,56 @@ def test_eval_compares_the_conversation_state_with_the_baseline_on_one_half(samp
         result = evident("eval", str(path), "--split", split, "--json", env=index_env(settings))
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["n"] == n
+
+
+def test_eval_misses_say_what_each_list_and_prior_added_to_the_gold_and_the_first_page(sample_corpus, settings,
+                                                                                        tmp_path):
+    facts = [f for f in facts_table() if f["Visible to"] == "everyone"]
+    asked, other = facts[0], next(f for f in facts if f["Expected URL"] != facts[0]["Expected URL"])
+    lines = [{"id": "hit", "conv_id": "c1", "turn": 1, "question": asked["Query"],
+              "gold_urls": [asked["Expected URL"]]},
+             {"id": "wrong", "conv_id": "c2", "turn": 1, "question": asked["Query"],
+              "gold_urls": [other["Expected URL"]]},
+             {"id": "nowhere", "conv_id": "c3", "turn": 1, "question": "TS-E4471",
+              "gold_urls": ["https://nowhere.example.org/page"]}]
+    path = tmp_path / "questions.jsonl"
+    path.write_text("\n".join(json.dumps(q) for q in lines), encoding="utf-8")
+    result = evident("eval", str(path), "--field", "question", "--misses", "--json", env=index_env(settings))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["n"] == 3 and report["p_at_1"] == round(1 / 3, 4)  # the report's own fields stay
+    missed = {m["id"]: m for m in report["misses"]}
+    assert set(missed) == {"wrong", "nowhere"}
+    wrong = missed["wrong"]
+    assert wrong["question"] == asked["Query"] and wrong["gold"]["url"] == other["Expected URL"]
+    assert first_gold_rank([wrong["first"]["url"]], [asked["Expected URL"]]) == 1  # the page the words name
+    lists = wrong["first"]["contributions"]
+    assert "bm25" in lists and any(name.startswith("dense_") for name in lists)
+    pages = [wrong["first"], missed["nowhere"]["first"], *([wrong["gold"]] if wrong["gold"]["contributions"] else [])]
+    for page in pages:  # the parts add up to the score shown
+        assert sum(page["contributions"].values()) == pytest.approx(page["score"], abs=1e-3)
+    assert missed["nowhere"]["gold"] == {"url": "https://nowhere.example.org/page", "rank": None, "score": 0.0,
+                                         "contributions": {}}
+    table = format_misses(report["misses"])
+    assert f"miss wrong (conversation c2, turn 1): {asked['Query']}" in table and "bm25 +" in table
+
+
+@pytest.mark.parametrize("fusion, server_side, rerank", [("minmax", False, True), ("rrf", False, False),
+                                                         ("merge", False, False), ("minmax", True, False)])
+def test_an_explained_search_keeps_parts_that_add_up_to_each_page_score(sample_corpus, searcher, settings,
+                                                                         fusion, server_side, rerank):
+    config = dataclasses.replace(settings, search=dataclasses.replace(settings.search, server_side=server_side),
+                                 rerank=dataclasses.replace(settings.rerank, top_n=30, weight=3.0))
+    plain = searcher.search(SearchRequest(query="buoy", fusion=fusion))
+    reranker = _PrefersTitle(plain.hits[1].title) if rerank else None
+    explaining = Searcher(config, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
+                          reranker=reranker)
+    history = [Turn("Which buoy failed?", [{"url": plain.hits[2].url, "title": plain.hits[2].title}])]
+    response = explaining.search(SearchRequest(query="and the buoy?", fusion=fusion, history=history, explain=True))
+    assert not explaining.search(SearchRequest(query="buoy", fusion=fusion)).contributions  # only when asked
+    for hit in response.hits:
+        assert sum(response.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
+    named = {name for parts in response.contributions.values() for name in parts}
+    lists = {"fused_in_opensearch"} if server_side else {"merge": {"view_merge"}}.get(fusion, {"bm25"})
+    assert lists | {"shown_page_prior"} | ({"rerank"} if rerank else set()) <= named
+    assert any(name.startswith("dense_") for name in named) is (fusion in ("minmax", "rrf") and not server_side)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from search.fusion import fuse, merge_views, min_max, pipeline_processor, rank_one_unit, rank_shares
+from search.fusion import fuse, merge_views, min_max, page_parts, pipeline_processor, rank_one_unit, rank_shares
 
 
 def _hits(*pairs, section: str | None = None) -> list[dict]:
@@ -34,6 +34,34 @@ def test_rrf_sums_weighted_reciprocal_ranks():
     fused = fuse([_hits(("a", 3.0), ("b", 2.0)), _hits(("b", 0.9), ("c", 0.8))], "rrf", 60)
     assert [h["_id"] for h in fused] == ["b", "a", "c"]
     assert fused[0]["_score_fused"] == pytest.approx(1 / 62 + 1 / 61)
+
+
+@pytest.mark.parametrize("fusion", ["minmax", "rrf"])
+def test_named_lists_book_each_share_of_the_fused_score(fusion):
+    def lists():
+        return [_hits(("a", 10.0), ("b", 5.0), ("c", 0.0)), _hits(("c", 0.9), ("a", 0.5))]
+
+    fused = fuse(lists(), fusion, 60, [3.0, 1.0], ["bm25", "dense_text"])
+    unnamed = fuse(lists(), fusion, 60, [3.0, 1.0])
+    assert [(h["_id"], h["_score_fused"]) for h in fused] == [(h["_id"], h["_score_fused"]) for h in unnamed]
+    for hit in fused:
+        assert sum(hit["_parts"].values()) == pytest.approx(hit["_score_fused"])
+    b = next(h for h in fused if h["_id"] == "b")
+    assert set(b["_parts"]) == {"bm25"}  # found by one list only
+    a = next(h for h in fused if h["_id"] == "a")
+    assert a["_parts"]["bm25"] == pytest.approx(0.75 if fusion == "minmax" else 3.0 / 61)
+
+
+def test_unnamed_lists_keep_no_parts_and_merged_views_book_the_whole_score():
+    assert all("_parts" not in h for h in fuse([_hits(("a", 1.0), ("b", 0.5))], "minmax", 60))
+    merged = fuse([_hits(("a", 3.0), ("b", 2.0), ("c", 1.0))], "merge", 60, names=["dense_text"])
+    assert [h["_parts"] for h in merged] == [{"view_merge": 1.0}, {"view_merge": 0.5}]
+
+
+def test_a_page_adds_up_its_evidence_parts_as_grouping_adds_their_scores():
+    items = [{"_parts": {"bm25": 0.6, "shown_page_prior": 0.2}}, {"_parts": {"bm25": 0.4}},
+             {"_parts": {"dense_text": 1.0}}]
+    assert page_parts(items, (0.5, 0.25)) == pytest.approx({"bm25": 0.8, "shown_page_prior": 0.2, "dense_text": 0.25})
 
 
 def test_an_empty_list_takes_no_part():

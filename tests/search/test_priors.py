@@ -61,3 +61,17 @@ def test_apply_priors_reorders_in_rank_one_units():
     ranked = apply_priors(fused, query, Lemmatizer(), 0.5, SearchConfig())
     assert [it["_source"]["url"] for it in ranked] == ["b", "a"]
     assert [it["_score_fused"] for it in ranked] == [0.9 + 0.5, 1.0 - 0.25]
+
+
+def test_each_prior_is_booked_to_its_name_where_the_score_keeps_its_parts():
+    query = Query("and for HVX 4.0?", "en", ResolvedQuery("and for HVX 4.0?", {}, "", {"b": 1.0}, True), [], {})
+    kept = {**_item("a", "HVX 4.1 Release Test Report", 1.0), "_parts": {"bm25": 1.0}}
+    shown = {**_item("b", "HVX 4.0 Release Test Report", 0.9), "_parts": {"bm25": 0.6, "dense_text": 0.3}}
+    plain = _item("c", "HVX 4.1 Notes", 0.8)  # a search not asked to explain keeps no parts
+    ranked = apply_priors([kept, shown, plain], query, Lemmatizer(), 0.5, SearchConfig())
+    assert kept["_parts"] == {"bm25": 1.0, "twin_penalty": -0.25}
+    assert shown["_parts"] == {"bm25": 0.6, "dense_text": 0.3, "shown_page_prior": 0.5}
+    assert "_parts" not in plain and plain["_score_fused"] == 0.8 - 0.25
+    for item in (kept, shown):
+        assert sum(item["_parts"].values()) == pytest.approx(item["_score_fused"])
+    assert ranked[0] is shown
