@@ -82,7 +82,9 @@ def answer(params: SearchParams):
     response.search_id = ev["searchlog"].search(
         response.query, response.took_ms, response.total, response.lang, search_request.mode or settings.search.mode,
         caller=anonymised(who, settings.api.caller_id_salt), session=params.session)
-    return jsonify(asdict(response))
+    answer = asdict(response)
+    del answer["contributions"]  # eval's explanation of a ranking; the API never asks for it
+    return jsonify(answer)
 
 
 @search.post("/api/click")
