@@ -50,22 +50,38 @@ def search_pipelines() -> dict[str, dict]:
 def init_index(client: OpenSearch, settings: Settings) -> dict:
     """Create or update the template, the alias with its first index, and the search pipelines. Idempotent."""
     alias = settings.opensearch.index_alias
-    client.indices.put_index_template(name=alias, body=index_template(alias, settings.embedding.dimension))
+    template = index_template(alias, settings.embedding.dimension)
+    client.indices.put_index_template(name=alias, body=template)
     searchlog = load_json("searchlog-template.json")
     client.indices.put_index_template(name=SEARCHLOG_TEMPLATE, body=searchlog)
     log_index = settings.opensearch.searchlog_index
     if client.indices.exists(index=log_index):  # a log from an earlier version gains the new fields
         client.indices.put_mapping(index=log_index, body=searchlog["template"]["mappings"])
-    report = {"template": alias, "alias": alias, "created_index": None, "pipelines": []}
+    report = {"template": alias, "alias": alias, "created_index": None, "pipelines": [], "added_fields": []}
     if not client.indices.exists_alias(name=alias):
         index = new_index_name(alias)
         client.indices.create(index=index, body={"aliases": {alias: {}}})
         report["created_index"] = index
+    else:
+        report["added_fields"] = add_new_fields(client, alias, template["template"]["mappings"]["properties"])
     if "opensearch-neural-search" in installed_plugins(client):
         for name, body in search_pipelines().items():
             client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
             report["pipelines"].append(name)
     return report
+
+
+def add_new_fields(client: OpenSearch, alias: str, properties: dict) -> list[str]:
+    """Give the alias's indices the fields the template gained since they were created (an upgrade that adds
+    a field, such as ``acl_levels``); adding is allowed in place, changing a field needs ``evident reindex``."""
+    added: set[str] = set()
+    for index, mapping in client.indices.get_mapping(index=alias).items():
+        have = mapping["mappings"].get("properties", {})
+        new = {name: field for name, field in properties.items() if name not in have}
+        if new:
+            client.indices.put_mapping(index=index, body={"properties": new})
+            added.update(new)
+    return sorted(added)
 
 
 def new_index_name(alias: str) -> str:

@@ -14,3 +14,23 @@ def test_a_write_to_a_missing_alias_is_refused_and_creates_no_unmapped_index(sto
     assert result["written"] == 0
     assert len(result["errors"]) == 1 and alias in result["errors"][0]
     assert not stores.indices.exists(index=alias)
+
+
+def test_an_index_from_an_older_template_gains_the_new_fields(stores, settings):
+    """An upgrade that adds a field (``acl_levels``) must not make every write to the old index fail."""
+    from core.index import index_template, init_index
+
+    alias = "upgraded-test-evidence"  # not under the session alias: index templates may not overlap
+    older = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    body = index_template(alias, settings.embedding.dimension)["template"]
+    del body["mappings"]["properties"]["acl_levels"]
+    stores.indices.create(index=f"{alias}-old", body={**body, "aliases": {alias: {}}})
+    try:
+        report = init_index(stores, older)
+        assert report["added_fields"] == ["acl_levels"]
+        evidence = {"id": "x:1", "doc_id": "x", "url": "https://example.org/x", "text": "hello",
+                    "acl_levels": [{"principals": ["hr"]}]}
+        assert replace_document(stores, older, "x", [evidence])["errors"] == []
+    finally:
+        stores.indices.delete(index=f"{alias}-old")
+        stores.indices.delete_index_template(name=alias)
