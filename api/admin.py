@@ -1,4 +1,4 @@
-"""Admin endpoints: ingest jobs, recorded errors (and their retry), queue length and task metrics, and the
+"""Admin endpoints: ingest jobs (and their cancelling), recorded errors (and their retry), queue length and task metrics, and the
 console's summary (index, queue, jobs, errors, search analytics); the console page itself at ``/admin``.
 
 The endpoints are only for admins (``api.identity``: a member of ``[auth] admin_group`` or the bearer of the admin
@@ -41,11 +41,19 @@ def _jobs():
     return current_app.extensions["evident"]["jobs"]
 
 
+def _job_record(status) -> dict:
+    return asdict(status) | {"finished": status.finished, "state": status.state}
+
+
+def _no_job(job_id: str):
+    return jsonify({"error": f"no ingest job {job_id!r}", "errors": []}), 404
+
+
 @admin.get("/api/ingest/jobs")
 @spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
 def jobs():
     """Recent ingest jobs with their counts."""
-    return jsonify([asdict(j) | {"finished": j.finished} for j in _jobs().recent_jobs()])
+    return jsonify([_job_record(j) for j in _jobs().recent_jobs()])
 
 
 @admin.get("/api/ingest/jobs/<job_id>")
@@ -53,9 +61,16 @@ def jobs():
 def job(job_id: str):
     """One ingest job, with its recorded errors (file and reason)."""
     status = _jobs().status(job_id)
-    if status is None:
-        return jsonify({"error": f"no ingest job {job_id!r}", "errors": []}), 404
-    return jsonify(asdict(status) | {"finished": status.finished})
+    return _no_job(job_id) if status is None else jsonify(_job_record(status))
+
+
+@admin.post("/api/admin/jobs/<job_id>/cancel")
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+def cancel_job(job_id: str):
+    """Cancel an ingest job: its files no worker has taken yet are skipped and counted as cancelled; the ones in
+    hand finish. Answers the job (``state`` cancelling, then cancelled); cancelling again changes nothing."""
+    status = _jobs().cancel(job_id)
+    return _no_job(job_id) if status is None else jsonify(_job_record(status))
 
 
 @admin.get("/api/ingest/errors")
@@ -106,7 +121,7 @@ def summary():
     store.record_activity()  # the queue is sampled when an admin looks, not only when a task ends
     return jsonify({"index": evidence_stats(ev["opensearch"], ev["settings"]),
                     "queue": {"queue": INGEST_QUEUE, "waiting": store.queue_length(), "minutes": store.activity()},
-                    "jobs": [asdict(j) | {"finished": j.finished} for j in store.recent_jobs()],
+                    "jobs": [_job_record(j) for j in store.recent_jobs()],
                     "errors": store.recent_errors(),
                     "searches": ev["searchlog"].summary(request.context.query.days),
                     # Celery's own monitor, run beside the API by `evident services up` (on that host's loopback)

@@ -162,4 +162,5 @@ class Listing(RootModel[list[dict]]):
 
 
 class Record(RootModel[dict]):
-    """One record (a job, the queue figures)."""
+    """One record: the queue figures, or a job (its files' counts by outcome: done, skipped, failed, cancelled;
+    ``state``: running, cancelling, cancelled or finished; and its recorded errors)."""

@@ -1,5 +1,6 @@
 """Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/click``
-(a result opened, for the search log), ``/api/health``.
+(a result opened, for the search log), ``/api/health``. Warnings, and the query and URL written to the
+search log, are redacted (``core.urls.redact``): a pasted token or a configured password stays out of both.
 
 The caller's principals come from ``api.identity`` (never from a header anyone can set); a presented
 identity that fails verification is served public results with a warning saying why.
@@ -15,6 +16,7 @@ from api.errors import BadRequest
 from api.identity import Caller
 from api.schema import Click, Error, Health, SearchBody, SearchParams, SearchResult, spec
 from core.searchlog import anonymised
+from core.urls import redact
 from search.retrievers import FILTER_FIELDS
 from search.schema import SearchRequest, Turn
 
@@ -77,10 +79,13 @@ def answer(params: SearchParams):
     response = ev["searcher"].search(search_request)
     if caller.refused:
         response.warnings.append(f"identity not accepted ({caller.refused}); showing public results only")
+    # The edge every warning leaves by: an LLM endpoint's or a token's secret never reaches a browser.
+    response.warnings = [redact(warning) for warning in response.warnings]
     settings = ev["settings"]
     who = caller.user or ",".join(caller.groups)
     response.search_id = ev["searchlog"].search(
-        response.query, response.took_ms, response.total, response.lang, search_request.mode or settings.search.mode,
+        redact(response.query), response.took_ms, response.total, response.lang,
+        search_request.mode or settings.search.mode,
         caller=anonymised(who, settings.api.caller_id_salt), session=params.session)
     answer = asdict(response)
     del answer["contributions"]  # eval's explanation of a ranking; the API never asks for it
@@ -92,7 +97,7 @@ def answer(params: SearchParams):
 def click():
     """A result of a search was opened: counted on that search's log line (for click-through by rank)."""
     body: Click = request.context.json
-    if not _evident()["searchlog"].click(body.search_id, body.url, body.rank):
+    if not _evident()["searchlog"].click(body.search_id, redact(body.url), body.rank):
         return jsonify({"error": f"search_id: no search {body.search_id!r} in the search log", "errors": []}), 404
     return "", 204
 
@@ -100,23 +105,24 @@ def click():
 @search.get("/api/health")
 @spec.validate(resp=Response(HTTP_200=Health, HTTP_503=Health), tags=["operations"])
 def health():
-    """OpenSearch, Redis and worker status; 503 when any is down."""
+    """OpenSearch, Redis and worker status; 503 when any is down (the reason redacted: a service URL may
+    carry its password)."""
     ev = _evident()
     status: dict = {}
     try:
         status["opensearch"] = ev["opensearch"].cluster.health()["status"]
     except Exception as exc:  # noqa: BLE001 - health reports every failure as text
-        status["opensearch"] = f"down: {exc}"
+        status["opensearch"] = f"down: {redact(str(exc))}"
     try:
         ev["jobs"].ping()
         status["redis"] = "ok"
     except Exception as exc:  # noqa: BLE001
-        status["redis"] = f"down: {exc}"
+        status["redis"] = f"down: {redact(str(exc))}"
     try:
         replies = ev["celery"].control.ping(timeout=WORKER_PING_SECONDS)
         status["workers"] = len(replies)
     except Exception as exc:  # noqa: BLE001
-        status["workers"] = f"unknown: {exc}"
+        status["workers"] = f"unknown: {redact(str(exc))}"
     healthy = status["opensearch"] in ("green", "yellow") and status["redis"] == "ok" \
         and isinstance(status["workers"], int) and status["workers"] > 0
     status["status"] = "ok" if healthy else "degraded"

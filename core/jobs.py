@@ -1,10 +1,15 @@
 """The Redis edge: ingest jobs, recorded errors, fingerprints for resuming, task metrics, the ingest queue's
 length and the corpus keyword statistics. Only this module holds a Redis client.
 
-Keys (``evident`` is the default prefix): ``evident:job:<id>`` (hash: total, done, skipped, failed, created),
+Keys (``evident`` is the default prefix): ``evident:job:<id>`` (hash: total, done, skipped, failed, cancelled,
+created, and ``cancel_requested`` once asked to), ``evident:job:<id>:outcomes`` (hash: file name -> its outcome,
+so a redelivered task never counts twice), ``evident:job:<id>:deliveries`` (hash: file name -> times a worker
+took its task),
 ``evident:job:<id>:errors`` (list of JSON {file, reason}), ``evident:jobs`` (sorted set of job ids by time),
 ``evident:fingerprint`` (hash: document name -> content+config fingerprint of its last successful ingest),
-``evident:documents`` (hash: file name -> JSON list of the doc ids its evidence was written under),
+``evident:documents`` (hash: file name -> JSON list of the doc ids its evidence was written under; the names
+are registry keys, ``<source>:<name>``), ``evident:document-owner`` (hash: doc id -> the key of the file whose
+evidence it is: a second file of a source with the same page id is refused),
 ``evident:errors`` (the last 1000 errors of any job), ``evident:metrics:<task>`` (hash: outcome -> count,
 ``seconds``), ``evident:keyword-df`` (hash: lemma -> evidence counted with it) and ``evident:keyword-docs``
 (the number of evidence counted), ``evident:activity:<minute>`` (sorted set: ``finished`` tasks and the longest
@@ -25,6 +30,7 @@ from typing import Iterator
 import redis
 from redis.client import NEVER_DECODE
 
+from core.urls import redact
 from ingest.views import KeywordStats
 
 PREFIX = "evident"
@@ -36,8 +42,21 @@ JOB_ID_LENGTH = 12  # hex digits of a uuid4: unique enough for the jobs one Redi
 # A retry from the admin console comes within days of the failure; kept longer, the paths of every run of a
 # big folder would pile up in Redis.
 ORIGINS_KEPT_SECONDS = 30 * 24 * 3600
+# Delete a hash field only while it holds the given value: a check and a delete in one step, which no command does.
+RELEASE_OWNED = ("if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) "
+                 "end return 0")
 ACTIVITY_BUCKET_SECONDS = 60  # one bucket a minute: an ingest run's start, stalls and end show, the history stays small
 ACTIVITY_KEEP_SECONDS = 3 * 3600  # the console's "last hours"; an older bucket expires by itself, Redis stays bounded
+OUTCOMES = ("done", "skipped", "failed", "cancelled")  # what can become of a file of a job
+# A file's outcome and delivery count in a job, counted once however often its task is delivered: in one Lua
+# script, so a worker killed between marking the file and counting it cannot leave the job one short.
+SETTLE_SCRIPT = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
+return 1
+"""
 
 
 @dataclass
@@ -49,10 +68,19 @@ class JobStatus:
     failed: int
     created: float
     errors: list[dict] = field(default_factory=list)
+    cancelled: int = 0  # files skipped because the job was cancelled before a worker took them
+    cancel_requested: float = 0.0  # when someone cancelled the job (epoch seconds); 0: not cancelled
 
     @property
     def finished(self) -> bool:
-        return self.done + self.skipped + self.failed >= self.total
+        return self.done + self.skipped + self.failed + self.cancelled >= self.total
+
+    @property
+    def state(self) -> str:
+        """running, cancelling (asked to, a file still in a worker's hands), cancelled or finished."""
+        if self.cancel_requested:
+            return "cancelled" if self.finished else "cancelling"
+        return "finished" if self.finished else "running"
 
 
 class RedisStore:
@@ -89,18 +117,54 @@ class JobStore(RedisStore):
     def create(self, total: int) -> str:
         job_id = uuid.uuid4().hex[:JOB_ID_LENGTH]
         now = time.time()
-        self._redis.hset(self._key("job", job_id), mapping={"total": total, "done": 0, "skipped": 0, "failed": 0,
+        self._redis.hset(self._key("job", job_id), mapping={**dict.fromkeys(OUTCOMES, 0), "total": total,
                                                            "created": now})
         self._redis.zadd(self._key("jobs"), {job_id: now})
         return job_id
 
-    def count(self, job_id: str, outcome: str) -> None:
-        if job_id:
+    def count(self, job_id: str, outcome: str, file: str = "") -> bool:
+        """Count ``file``'s outcome in its job, once: a task delivered again after it counted (its worker
+        died before acknowledging it) counts nothing. Without ``file`` (a file never sent) it simply counts.
+        Returns whether it counted."""
+        if not job_id:
+            return False
+        if not file:
             self._redis.hincrby(self._key("job", job_id), outcome, 1)
+            return True
+        counted = self._redis.eval(SETTLE_SCRIPT, 2, self._key("job", job_id), self._key("job", job_id, "outcomes"),
+                                   file, outcome, ORIGINS_KEPT_SECONDS)
+        return counted == 1
+
+    def outcome(self, job_id: str, file: str) -> str | None:
+        """What became of ``file`` in the job; None while it has no outcome yet."""
+        return self._redis.hget(self._key("job", job_id, "outcomes"), file) if job_id else None
+
+    def delivered(self, job_id: str, file: str) -> int:
+        """Count one more delivery of ``file``'s task to a worker; returns how many there were."""
+        if not job_id:
+            return 1
+        key = self._key("job", job_id, "deliveries")
+        pipe = self._redis.pipeline()
+        pipe.hincrby(key, file, 1)
+        pipe.expire(key, ORIGINS_KEPT_SECONDS)
+        return pipe.execute()[0]
+
+    def cancel(self, job_id: str) -> JobStatus | None:
+        """Mark the job cancelled: its files not yet taken by a worker are skipped and counted as cancelled.
+        Returns its status (None for an unknown job); cancelling twice keeps the first time."""
+        if not self._redis.exists(self._key("job", job_id)):
+            return None
+        self._redis.hsetnx(self._key("job", job_id), "cancel_requested", time.time())
+        return self.status(job_id)
+
+    def cancel_requested(self, job_id: str) -> bool:
+        return bool(job_id) and bool(self._redis.hexists(self._key("job", job_id), "cancel_requested"))
 
     def record_error(self, job_id: str, file: str, reason: str, path: str = "") -> None:
-        """An error (or warning) of one file; ``path`` is where the worker read it, for a retry."""
-        entry = json.dumps({"job": job_id, "file": file, "reason": reason, "at": time.time(), "path": path})
+        """An error (or warning) of one file; ``path`` is where the worker read it, for a retry. The file and
+        the reason are redacted (``core.urls.redact``): an exception quoting a URL keeps its credentials out."""
+        entry = json.dumps({"job": job_id, "file": redact(file), "reason": redact(reason), "at": time.time(),
+                            "path": path})
         pipe = self._redis.pipeline()
         if job_id:
             pipe.rpush(self._key("job", job_id, "errors"), entry)
@@ -114,7 +178,8 @@ class JobStore(RedisStore):
             return None
         errors = [json.loads(e) for e in self._redis.lrange(self._key("job", job_id, "errors"), 0, -1)]
         return JobStatus(job_id, int(data["total"]), int(data["done"]), int(data["skipped"]), int(data["failed"]),
-                         float(data["created"]), errors)
+                         float(data["created"]), errors, int(data.get("cancelled", 0)),
+                         float(data.get("cancel_requested", 0)))
 
     def recent_jobs(self, limit: int = JOBS_LISTED) -> list[JobStatus]:
         ids = self._redis.zrevrange(self._key("jobs"), 0, limit - 1)
@@ -141,10 +206,38 @@ class JobStore(RedisStore):
         return {name: json.loads(ids) for name, ids in self._redis.hgetall(self._key("documents")).items()}
 
     def forget_file(self, name: str) -> None:
+        """A file gone: its fingerprint, its documents and its claims on their ids."""
+        self.release_documents(name, self.documents(name) or [])
         pipe = self._redis.pipeline()
         pipe.hdel(self._key("fingerprint"), name)
         pipe.hdel(self._key("documents"), name)
         pipe.execute()
+
+    def rename_file(self, old: str, new: str) -> None:
+        """Move a file's documents from its old registry name to ``new`` (added to those ``new`` has), without
+        a fingerprint: ingested again under the new name, the old documents it no longer writes are deleted."""
+        old_documents = self.documents(old)
+        if old_documents is None:
+            return
+        pipe = self._redis.pipeline()
+        pipe.hset(self._key("documents"), new, json.dumps(sorted({*old_documents, *(self.documents(new) or [])})))
+        pipe.hdel(self._key("documents"), old)
+        pipe.hdel(self._key("fingerprint"), old, new)
+        pipe.execute()
+
+    def claim_document(self, doc_id: str, name: str) -> str:
+        """Make file ``name`` the owner of ``doc_id`` unless another file is; returns the owner (atomic, so two
+        workers with two files of the same id cannot both win)."""
+        pipe = self._redis.pipeline()  # MULTI/EXEC
+        pipe.hsetnx(self._key("document-owner"), doc_id, name)
+        pipe.hget(self._key("document-owner"), doc_id)
+        return pipe.execute()[1]
+
+    def release_documents(self, name: str, doc_ids: list[str]) -> None:
+        """Give up the claims of file ``name`` on these doc ids (only those it holds)."""
+        release = self._redis.register_script(RELEASE_OWNED)
+        for doc_id in doc_ids:
+            release(keys=[self._key("document-owner")], args=[doc_id, name])
 
     def remember_origins(self, job_id: str, origins: dict[str, str]) -> None:
         """Where the submitter read each file of a job (name -> path): named in the job's errors, for a retry."""

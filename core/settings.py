@@ -207,6 +207,25 @@ class TransferConfig:
 
 
 @dataclass
+class WorkerConfig:
+    """How long one ingest task may run and how a task a dead worker held comes back (``workers.app``)."""
+
+    # Seconds a task may run before it is stopped and its file recorded as skipped. A 300-page scanned PDF
+    # through OCR (about 1.5 s a page on 2 busy cores) fits; a file that takes longer is stuck, not slow.
+    soft_time_limit: int = 600
+    # Seconds after which the worker process running the task is killed when it ignored the soft limit
+    # (stuck in C code, e.g. a parser): the soft limit plus a minute for the recording of what happened.
+    time_limit: int = 660
+    # Seconds Redis waits for a taken task to be acknowledged before it hands it to another worker (a worker
+    # killed with its task in hand); 0: time_limit plus a minute, so a task still running is never delivered
+    # twice. A shorter value only for tests that kill workers.
+    visibility_timeout: int = 0
+    # Deliveries of one file's task that ended without an outcome (the worker died on it each time, e.g. out
+    # of memory) before the file is recorded as failed instead of being tried again: one death can be bad luck.
+    max_deliveries: int = 3
+
+
+@dataclass
 class Settings:
     opensearch: OpenSearchConfig = field(default_factory=OpenSearchConfig)
     redis: RedisConfig = field(default_factory=RedisConfig)
@@ -220,6 +239,7 @@ class Settings:
     api: ApiConfig = field(default_factory=ApiConfig)
     sources: SourcesConfig = field(default_factory=SourcesConfig)
     transfer: TransferConfig = field(default_factory=TransferConfig)
+    worker: WorkerConfig = field(default_factory=WorkerConfig)
 
 
 def _apply(section: object, values: dict, name: Callable[[str], str]) -> None:

@@ -9,7 +9,7 @@ import time
 from dataclasses import asdict
 
 from core.settings import PROJECT_ROOT, Settings, load_settings
-from evident import bench, sources_cli
+from evident import bench, jobs_cli, sources_cli
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
 OPENSEARCH_WAIT = 30  # seconds a command waits for a node still starting (just after `services up`)
@@ -123,7 +123,7 @@ def cmd_ingest(args, settings: Settings) -> int:
 
     files, missing, skipped = discover(args.paths)
     report_skipped(skipped)
-    for err in missing:
+    for err in missing if not files else []:  # with files, they are recorded on the job and listed with its errors
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
     if not files and not args.prune:
         return _fail("nothing to ingest")
@@ -141,7 +141,7 @@ def cmd_ingest(args, settings: Settings) -> int:
         print(f"pruned {len(removed)} files no longer in {', '.join(args.paths)}", file=sys.stderr)
         if not files:
             return 1 if missing else 0
-    job_id = queue_files(create_app(settings), jobs, files, force=args.force)
+    job_id = queue_files(create_app(settings), jobs, files, force=args.force, problems=missing)
     print(f"job {job_id}: {len(files)} files queued", file=sys.stderr)
     if args.no_wait:
         print(job_id)
@@ -149,16 +149,22 @@ def cmd_ingest(args, settings: Settings) -> int:
     with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr,
               mininterval=PROGRESS_REDRAW) as bar:
         def show(status):
-            progressed = status.done + status.skipped + status.failed
+            progressed = status.done + status.skipped + status.failed + status.cancelled
             if progressed != bar.n:
                 bar.set_postfix(failed=status.failed, refresh=False)
                 bar.update(progressed - bar.n)
 
-        status = wait_for_job(jobs, job_id, args.timeout, on_progress=show)
+        try:
+            status = wait_for_job(jobs, job_id, args.timeout, on_progress=show)
+        except KeyboardInterrupt:  # only the following stops: the worker has the job
+            bar.close()
+            print(jobs_cli.left_running(settings, job_id), file=sys.stderr)
+            return 130
     for error in status.errors:
         print(f"error: {error['file']}: {error['reason']}", file=sys.stderr)
     print(f"job {job_id}: {status.done} indexed, {status.skipped} unchanged, {status.failed} failed"
-          + ("" if status.finished else " (still running: follow with GET /api/ingest/jobs/" + job_id + ")"),
+          + (f", {status.cancelled} cancelled" if status.cancelled else "")
+          + ("" if status.finished else f" (still running; {jobs_cli.left_running(settings, job_id)})"),
           file=sys.stderr)
     return 0 if status.finished and not status.failed and not missing else 1
 
@@ -169,7 +175,9 @@ def cmd_worker(args, settings: Settings) -> int:
 
     app = create_app(settings)
     processes = settings.services.worker_concurrency or os.cpu_count() or 1
-    pool = ["--pool", "prefork", "--concurrency", str(processes)] if processes > 1 else ["--pool", "solo"]
+    # prefork even for one process: only a child process can be stopped at [worker] time limits, and one that
+    # dies (out of memory) leaves the worker running and its task queued again.
+    pool = ["--pool", "prefork", "--concurrency", str(processes)]
     argv = ["worker", "--loglevel", args.loglevel, *pool, "--queues", INGEST_QUEUE, "--hostname", "evident@%h"]
     app.worker_main(argv)
     return 0
@@ -385,6 +393,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_eval)
 
     sources_cli.add_parsers(sub)
+    jobs_cli.add_parsers(sub)
 
     p = sub.add_parser("bench", help="measure ingest and search speed on this machine (re-ingests the corpus "
                                      "into the settings' alias: give it its own)")

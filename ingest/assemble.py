@@ -129,7 +129,7 @@ def _neighbours(blocks: list[Block], flow: list[int]) -> tuple[dict[int, str], d
 
 
 def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lemmatizer,
-                   stats: KeywordStats | None = None) -> list[Evidence]:
+                   stats: KeywordStats | None = None, name: str = "") -> list[Evidence]:
     """The document's evidence: each block, each section of several blocks, the whole page and the page's
     facts, all through one ``add`` that gives them the same id scheme and context; kept in one function
     (over 60 lines) because ``add`` closes over the positions, sections and neighbours worked out here."""
@@ -192,9 +192,22 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
 
     # The page's own facts, for questions about the page rather than its content; a PDF's sit on its first page.
     add(kinds.PAGE_FACTS, page_facts(doc), [], 1 if doc.source_type == "pdf" else None, {}, "", "", "")
+    out = _capped(out, parsed, config.max_evidence_per_document, name or doc.doc_id)
 
     _add_views(out, lemmatizer, stats, config, doc)
     return out
+
+
+def _capped(items: list[Evidence], parsed: ParsedDocument, limit: int, name: str) -> list[Evidence]:
+    """The first ``limit`` evidence in reading order, the page's facts (the last) always among them; a cut is
+    recorded in ``parsed.errors``, naming the file (``name``)."""
+    if len(items) <= limit:
+        return items
+    parsed.errors.append(f"{name}: the document makes {len(items):,} evidence, over the limit of "
+                         f"{limit:,} (EVIDENT_INGEST_MAX_EVIDENCE_PER_DOCUMENT); partially indexed: the last "
+                         f"{len(items) - limit:,} in reading order (blocks, then sections and the whole page) "
+                         "were dropped")
+    return [*items[:max(limit - 1, 0)], items[-1]]
 
 
 def _add_views(items: list[Evidence], lemmatizer: Lemmatizer, stats: KeywordStats | None,

@@ -27,9 +27,10 @@ class ParsedDocument:
 
 
 class ParseError(Exception):
-    """A source that cannot be parsed at all; the message names the input and the reason."""
+    """A source that cannot be parsed at all; the message names the input, the reason and that the file was
+    skipped (said once, when the reason does not say it already)."""
 
     def __init__(self, source: str, reason: str):
-        super().__init__(f"{source}: {reason}")
+        super().__init__(f"{source}: {reason}" if reason.endswith("skipped") else f"{source}: {reason}; skipped")
         self.source = source
         self.reason = reason

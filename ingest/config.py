@@ -18,3 +18,11 @@ class IngestConfig:
     ocr_languages: str = "eng+deu+spa"
     ocr_dpi: int = 300  # the resolution Tesseract reads body text best at
     files_base_url: str = ""  # URL prefix for files that carry no URL of their own
+    # Limits on hostile or careless input: a hit is recorded as a sentence naming the file, never silent.
+    max_document_chars: int = 1_000_000  # ~150,000 words, a 500-page manual; ingest costs ~1 min per million
+    max_evidence_per_document: int = 5_000  # a 500-page manual makes ~3,000; each costs embeddings and index room
+    max_table_cells: int = 20_000  # rows x columns; 2,000 rows of 10 columns is a data export's size already
+    max_nesting_depth: int = 100  # real pages nest < 40 deep; the walker recurses ~3 frames per level (limit 1000)
+    max_label_chars: int = 255  # Confluence's own label limit; OpenSearch refuses a term over 32 KB outright
+    binary_sniff_bytes: int = 8_192  # the first KBs tell text from binary; reading more changes no verdict
+    max_control_share: float = 0.02  # text has almost no control characters; random bytes have 12 %

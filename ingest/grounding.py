@@ -111,17 +111,17 @@ def anchor_terms(records: Sequence[IndexRecord], pages_text: Mapping[tuple[str, 
         where = f"index term '{record.term}' ({record.file} page {record.page})"
         name = _resolve_file(record.file, files)
         if name is None:
-            problems.append(f"{where}: file not found")
+            problems.append(f"{where}: file not found; the entry skipped")
             continue
         text = pages_text.get((name, record.page))
         if text is None:
             have = sorted(p for f, p in pages_text if f == name)
-            problems.append(f"{where}: page not found (the file has pages {have[0]}-{have[-1]})" if have
-                            else f"{where}: page not found")
+            problems.append(f"{where}: page not found (the file has pages {have[0]}-{have[-1]}); the entry skipped"
+                            if have else f"{where}: page not found; the entry skipped")
             continue
         anchor = _anchor(record, text, lang, max_following)
         if anchor is None:
-            problems.append(f"{where}: term not found on the page")
+            problems.append(f"{where}: term not found on the page; the entry skipped")
             continue
         anchors.append(anchor)
     return anchors, problems

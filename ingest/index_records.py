@@ -116,9 +116,13 @@ def records_from_pdf(data: bytes, index_source: str = "") -> list[IndexRecord]:
 
     out: list[IndexRecord] = []
     columns: list[tuple[float, str]] | None = None
-    with pymupdf.open(stream=data, filetype="pdf") as doc:
-        for page in doc:
-            rows = _visual_rows(page.get_text("words"))
+    try:
+        doc = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # PyMuPDF's errors share no base class with Python's
+        raise ValueError(f"unreadable PDF ({type(exc).__name__}: {exc})") from None
+    with doc:
+        for words in _page_words(doc):
+            rows = _visual_rows(words)
             header_at = None
             for i, row in enumerate(rows):
                 roles = [(w[0], _column_role(w[4])) for w in row]
@@ -153,6 +157,17 @@ def records_from_pdf(data: bytes, index_source: str = "") -> list[IndexRecord]:
                 else:
                     entry_start = None
     return out
+
+
+def _page_words(doc):
+    """The words of each page that can be read; a broken one (a cycle in the page tree, a bad object) holds no
+    index entries to read, and the document parser records it as a page it could not read."""
+    for pno in range(doc.page_count):
+        try:
+            words = doc[pno].get_text("words")
+        except Exception:  # PyMuPDF's errors share no base class with Python's
+            continue
+        yield words
 
 
 def _visual_rows(words: list) -> list[list]:

@@ -21,7 +21,8 @@ from html.entities import html5
 
 from ingest import evidence as kinds
 from ingest.blocks import Block
-from ingest.tables import Cell, column_names, expand_spans, header_row_count, table_blocks
+from ingest.config import IngestConfig
+from ingest.tables import Cell, column_names, expand_spans, header_row_count, limit_table, table_blocks
 
 NAMESPACES = {
     "ac": "http://atlassian.com/content",
@@ -140,15 +141,12 @@ def first_child(el, tag: str):
     return None
 
 
-_MAX_SPAN = 1000  # a larger rowspan or colspan is a typo that would blow up the cell grid
-
-
 def _span(value: str) -> int:
+    """A rowspan, colspan or list start as written (``ingest.tables.limit_table`` caps spans and says so)."""
     try:
-        n = int(str(value).strip() or 1)
-    except ValueError:
+        return max(int(str(value).strip() or 1), 1)
+    except ValueError:  # not a number, or one of over 4,300 digits
         return 1
-    return min(max(n, 1), _MAX_SPAN)
 
 
 def markdown_table(rows: list[list[Cell]]) -> str:
@@ -180,7 +178,9 @@ def markdown_table(rows: list[list[Cell]]) -> str:
 class Walker:
     """Walks an element tree and collects blocks with the heading path at each point."""
 
-    def __init__(self) -> None:
+    def __init__(self, config: IngestConfig | None = None) -> None:
+        self.config = config or IngestConfig()
+        self.problems: list[str] = []  # limits hit, as sentences without the file name (the source adds it)
         self.blocks: list[Block] = []
         self.headings: list[tuple[int, str]] = []
         self.table_no = 0
@@ -395,8 +395,10 @@ class Walker:
         term = ""
         for c in el:
             tag = tag_of(c)
-            if tag == "div":  # <dl><div><dt/><dd/></div></dl>
+            if tag == "div" and len(c):  # <dl><div><dt/><dd/></div></dl>
                 lines.extend(self.definition_lines(c))
+            elif tag == "div" and one_line(c.text or ""):  # its items flattened to text (ingest.limits)
+                lines.append(f"  {one_line(c.text)}")
             elif tag == "dt":
                 if term:
                     lines.append(f"- {term}")
@@ -443,7 +445,10 @@ class Walker:
         if caption is not None:
             self.paragraph(self.inline_content(caption))
             self.flush()
-        rows = self.table_rows(el)
+        rows, cut = limit_table(self.table_rows(el), self.config.max_table_cells)
+        if cut:
+            where = f" under '{' > '.join(self.heading_path)}'" if self.heading_path else ""
+            self.problems.append(f"table {self.table_no + 1}{where}: {cut}")
         blocks = table_blocks(rows, self.table_no + 1, self.heading_path)
         if blocks:
             self.table_no += 1

@@ -7,7 +7,7 @@ source emits for a table.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ingest import evidence as kinds
 from ingest.blocks import Block
@@ -19,6 +19,46 @@ class Cell:
     header: bool = False
     rowspan: int = 1
     colspan: int = 1
+
+
+MAX_SPAN = 1000  # HTML's own limit on colspan; a larger value is a mistake or an attack, not a layout
+MAX_ROWSPAN = 65534  # HTML's own limit on rowspan
+
+
+def limit_table(rows: list[list[Cell]], max_cells: int) -> tuple[list[list[Cell]], str]:
+    """The rows with spans capped by the table's real size and cut after the row where the grid would pass
+    ``max_cells`` slots; with a note saying what was cut ("" when nothing worth a word was).
+
+    A rowspan is capped by the rows below it; a colspan by the table's width (the widest row, each span in it
+    counted at most as many columns as the widest row has cells). Spans over HTML's own limits are noted.
+    """
+    most_cells = max((len(row) for row in rows), default=0)
+    width = max((sum(min(c.colspan, most_cells) for c in row) for row in rows), default=0)
+    widest = min(width, MAX_SPAN)
+    capped = [[c if 1 <= c.rowspan <= len(rows) - r and 1 <= c.colspan <= widest else
+               replace(c, rowspan=max(1, min(c.rowspan, len(rows) - r)), colspan=max(1, min(c.colspan, widest)))
+               for c in row] for r, row in enumerate(rows)]
+    notes = []
+    spans = [(c.rowspan, c.colspan) for row in rows for c in row if c.rowspan > MAX_ROWSPAN or c.colspan > MAX_SPAN]
+    if spans:
+        notes.append(f"{len(spans):,} cell(s) span more than HTML allows (up to rowspan {max(r for r, _ in spans):,}, "
+                     f"colspan {max(c for _, c in spans):,}); their spans were clipped to the table's "
+                     f"{len(rows):,} rows and {widest:,} columns")
+    used = area = 0
+    kept = len(capped)
+    for r, row in enumerate(capped):
+        used = max(used, sum(c.colspan for c in row))
+        area += sum(c.colspan * c.rowspan for c in row)
+        if r and (area > max_cells or (r + 1) * used > max_cells):
+            kept = r
+            break
+    if kept < len(capped):
+        capped = [[c if c.rowspan <= kept - r else replace(c, rowspan=kept - r) for c in row]
+                  for r, row in enumerate(capped[:kept])]
+        notes.append(f"{len(rows):,} rows of up to {widest:,} columns are over the limit of {max_cells:,} cells "
+                     f"(EVIDENT_INGEST_MAX_TABLE_CELLS); the first {kept:,} rows were indexed, "
+                     f"{len(rows) - kept:,} left out")
+    return capped, "; ".join(notes)
 
 
 def expand_spans(rows: list[list[Cell]]) -> list[list[Cell | None]]:

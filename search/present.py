@@ -1,9 +1,15 @@
-"""Presentation: hits with marked snippets and a page's other evidence, facets, and the page of hits asked for."""
+"""Presentation: hits with marked snippets and a page's other evidence, facets, and the page of hits asked for.
+
+A hit's link is only ever one ingest would index today (``core.urls.safe_link``): a page an older index or a
+faulty source holds under a ``javascript:`` URL, a relative path or a URL with credentials is listed without
+its link, so no client has to be trusted to refuse it.
+"""
 from __future__ import annotations
 
 import html
 import re
 
+from core.urls import safe_link
 from ingest import evidence as kinds
 from search.grouping import Group
 from search.query import Query, words
@@ -64,18 +70,19 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_WIDTH) -> str:
     return html.escape(prefix) + "".join(parts) + html.escape(suffix)
 
 
-def to_hit(item: dict, score: float, terms: set[str]) -> Hit:
+def to_hit(item: dict, score: float, terms: set[str], files_base_url: str = "") -> Hit:
     src = item["_source"]
-    return Hit(url=src["url"], title=src.get("title", ""), heading_path=src.get("heading_path", []),
+    return Hit(url=safe_link(src["url"], files_base_url), title=src.get("title", ""),
+               heading_path=src.get("heading_path", []),
                kind=src.get("kind", ""), snippet=snippet(src.get("text", ""), terms),
                score=round(score, SCORE_DECIMALS), doc_id=src.get("doc_id", ""),
                evidence_id=src.get("id", item["_id"]), space=src.get("space", ""), lang=src.get("lang", ""),
                breadcrumb=src.get("breadcrumb", []))
 
 
-def group_hit(group: Group, terms: set[str]) -> Hit:
+def group_hit(group: Group, terms: set[str], files_base_url: str = "") -> Hit:
     """The group's best evidence as the hit; beneath it up to ``MAX_MORE`` others with their own text."""
-    hit = to_hit(group.items[0], group.score, terms)
+    hit = to_hit(group.items[0], group.score, terms, files_base_url)
     shown = {hit.snippet}
     for it in group.items[1:]:
         src = it["_source"]
@@ -89,9 +96,9 @@ def group_hit(group: Group, terms: set[str]) -> Hit:
     return hit
 
 
-def hits(groups: list[Group], terms: set[str]) -> list[Hit]:
-    """A hit per group, best first."""
-    return sorted((group_hit(g, terms) for g in groups), key=lambda h: -h.score)
+def hits(groups: list[Group], terms: set[str], files_base_url: str = "") -> list[Hit]:
+    """A hit per group, best first; ``files_base_url`` is the ``file:`` share links may point under."""
+    return sorted((group_hit(g, terms, files_base_url) for g in groups), key=lambda h: -h.score)
 
 
 def page_of(ranked: list[Hit], k: int, page: int) -> list[Hit]:

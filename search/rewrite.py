@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from core.llm import LLMError, chat_completion, chat_endpoint
 from core.settings import Settings
+from core.urls import redact
 
 TIMEOUT = 10  # seconds; a rewrite holds up a search, so it gets less than a summary at ingest
 MAX_TOKENS = 128  # a rewritten question is one line
@@ -44,7 +45,7 @@ class QueryRewriter:
                                  self.timeout, temperature=TEMPERATURE, max_tokens=MAX_TOKENS)
         rewritten = _first_line(answer)
         if not rewritten:
-            raise LLMError(f"chat completion at {chat_endpoint(self.base_url)} gave no question")
+            raise LLMError(f"chat completion at {redact(chat_endpoint(self.base_url))} gave no question")
         return rewritten
 
     @staticmethod

@@ -212,7 +212,7 @@ class Searcher:
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
         """Every hit, best first, from the evidence grouped by page (or not), snippets marked with the
         query's terms."""
-        return present.hits(groups, present.highlight_terms(query))
+        return present.hits(groups, present.highlight_terms(query), self.settings.ingest.files_base_url)
 
     def explain(self, groups: list[Group]) -> dict[str, dict[str, float]]:
         """Each ranked page's URL -> what each ranked list and prior added to its score (its best group's)."""

@@ -4,26 +4,50 @@ from __future__ import annotations
 from celery import Celery
 
 from core.jobs import INGEST_QUEUE
-from core.settings import Settings, load_settings
+from core.settings import Settings, WorkerConfig, load_settings
 
-# Longer than the slowest file takes (a large scanned PDF through OCR), so Redis does not hand a task that
-# is still running to a second worker.
-VISIBILITY_TIMEOUT = 6 * 3600
+# Redis hands an unacknowledged task to another worker this long after the hard time limit: by then the task
+# was killed (and recorded) if its worker lived, so only a task of a dead worker comes back.
+VISIBILITY_MARGIN = 60
+# Seconds between a worker's looks for tasks whose visibility timeout passed (one cheap Redis range query; kombu's
+# default is 100 s, longer than a short test timeout and than a user waits for a lost file to come back).
+RESTORE_SWEEP_SECONDS = 5
 RESULT_EXPIRES = 24 * 3600  # task results are only looked at while a job is followed; a day is plenty
+
+
+def visibility_timeout(worker: WorkerConfig) -> int:
+    """Seconds before Redis hands a taken, unacknowledged task to another worker.
+
+    Raises ValueError naming the settings when the limits are out of order: a hard limit at or under the soft
+    one never lets the task record its stop, a visibility timeout at or under the hard limit delivers a task
+    that still runs to a second worker.
+    """
+    if worker.time_limit <= worker.soft_time_limit:
+        raise ValueError(f"[worker] time_limit ({worker.time_limit} s) must be longer than soft_time_limit "
+                         f"({worker.soft_time_limit} s): the task needs the time between to record its stop")
+    if worker.visibility_timeout and worker.visibility_timeout <= worker.time_limit:
+        raise ValueError(f"[worker] visibility_timeout ({worker.visibility_timeout} s) must be longer than "
+                         f"time_limit ({worker.time_limit} s), or a task still running is delivered twice")
+    return worker.visibility_timeout or worker.time_limit + VISIBILITY_MARGIN
 
 
 def create_app(settings: Settings | None = None) -> Celery:
     settings = settings or load_settings()
+    visibility = visibility_timeout(settings.worker)
     app = Celery("evident", broker=settings.redis.url, backend=settings.redis.url,
                  include=["workers.tasks", "workers.sync.tasks"])
     app.conf.update(
         task_default_queue=INGEST_QUEUE,
-        # Long tasks: acknowledge after the work, fetch one at a time, and keep Redis from
-        # re-delivering a task that is still running.
+        # Long tasks: acknowledge after the work (a task of a killed worker comes back, and one whose worker
+        # process died is queued again at once), fetch one at a time, stop a task past its time limits.
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+        task_soft_time_limit=settings.worker.soft_time_limit,
+        task_time_limit=settings.worker.time_limit,
+        broker_transport_options={"visibility_timeout": visibility,
+                                  "unacked_restore_interval": RESTORE_SWEEP_SECONDS,
+                                  "unacked_restore_throttle": 1},
         broker_connection_retry_on_startup=True,
         task_track_started=True,
         result_expires=RESULT_EXPIRES,

@@ -10,9 +10,11 @@ document id per index file, so re-ingesting the index replaces exactly it.
 """
 from __future__ import annotations
 
+import csv
 import dataclasses
+from pathlib import PurePosixPath
 
-from workers.folder import CorpusFile, load, require_web_url
+from workers.folder import CorpusFile, FolderNotes, inside, load, require_web_url
 from core.embedding import Embedder
 from ingest.assemble import build_evidence
 from ingest.blocks import ParsedDocument, ParseError
@@ -37,28 +39,50 @@ def embedding_similarity(embedder: Embedder):
 
 
 def index_records(file: SourceFile):
-    """The file's index records, or [] when it is not an index."""
+    """The file's index records; [] when a PDF is not an index.
+
+    A CSV is read only as an index, so one that is not (unreadable as CSV, or fewer than ``MIN_RECORDS`` rows
+    with a term, a file and a page) raises ValueError naming it and saying so.
+    """
+    is_csv = PurePosixPath(file.name).suffix.lower() == ".csv"
+    if is_csv and not file.data.strip():
+        raise ValueError(f"{file.name}: the file is empty; a CSV is read as a back-of-book index with term, file "
+                         f"and page columns, so it was skipped")
     try:
         records = parse_index_records(file.data, index_source=file.name)
-    except (ParseError, ValueError, RuntimeError):
+    except (ParseError, ValueError, RuntimeError, csv.Error) as exc:
+        if is_csv:
+            raise ValueError(f"{file.name}: cannot be read as CSV ({exc}); skipped") from exc
         return []
+    if len(records) < MIN_RECORDS and is_csv:
+        raise ValueError(f"{file.name}: {len(records)} rows with a term, a file and a page; a CSV is read only as a "
+                         f"back-of-book index (columns term,file,page, at least {MIN_RECORDS} rows), so it was "
+                         f"skipped")
     return records if len(records) >= MIN_RECORDS else []
 
 
-def index_targets(item: CorpusFile, file: SourceFile, files_base_url: str) -> tuple[list[SourceFile], list[str]]:
+def index_targets(item: CorpusFile, file: SourceFile, files_base_url: str,
+                  notes: FolderNotes | None = None) -> tuple[list[SourceFile], list[str]]:
     """The files an index file points to, read from its folder (none when it is not an index), and the
-    problems of those that cannot be read. A file that is not there is left to ``ground``, which reports each
+    problems of those that cannot be read. A target outside the source root (an absolute path, a ``..``, a
+    symlink out) is refused unread. A file that is not there is left to ``ground``, which reports each
     record pointing at it."""
     targets: list[SourceFile] = []
     problems: list[str] = []
     for name in sorted({r.file for r in index_records(file)}):
-        path = item.path.parent / name
+        try:
+            path = inside(item.root, item.path.parent, name)
+        except ValueError as exc:
+            problems.append(f"index target refused: {exc}")
+            continue
         if not path.is_file():
             continue
         try:
-            targets.append(load(CorpusFile(path, name), files_base_url))
+            target = load(CorpusFile(path, name, item.root), files_base_url, notes)
         except (OSError, ValueError) as exc:
             problems.append(f"index target {name}: cannot read ({exc})")
+            continue
+        targets.append(dataclasses.replace(target, name=name))  # as the index names it, for ``ground``
     return targets, problems
 
 
@@ -74,7 +98,7 @@ def term_evidence(file: SourceFile, targets: list[SourceFile], config: IngestCon
     for target in targets:
         try:
             parsed = parse_file(target, config)
-            require_web_url(target.name, parsed.document.url)
+            require_web_url(target.name, parsed.document.url, config.files_base_url)
         except (ParseError, ValueError) as exc:  # each names the target: "<name>: <reason>"
             problems.append(f"index target {exc}")
             continue
@@ -84,10 +108,11 @@ def term_evidence(file: SourceFile, targets: list[SourceFile], config: IngestCon
     for name, parsed in documents.items():
         terms = [b for b in parsed.blocks if b.kind == TERM]
         if terms:
-            owner = dataclasses.replace(parsed.document, doc_id=term_doc_id(file.name, name))
+            owner = dataclasses.replace(parsed.document, doc_id=term_doc_id(file, name))
             evidence += build_evidence(ParsedDocument(owner, terms), config, lemmatizer)
     return evidence, problems
 
 
-def term_doc_id(index_name: str, target: str) -> str:
-    return f"terms:{index_name}:{target}"
+def term_doc_id(index: SourceFile, target: str) -> str:
+    """The document id of the terms an index file anchors in one target (named as the index names it)."""
+    return index.doc_id("terms", f"{index.name}:{target}")

@@ -6,13 +6,15 @@ Redis and OpenSearch. The submitting side reads each file with its side informat
 URL, title, language, ACL from the manifest, the users it mentions) and ``pack`` puts it in the task: bytes up to
 ``[transfer] inline_max_bytes`` inline (base64 in the task's JSON), larger ones under a Redis key with an
 expiry that the worker reads and deletes (``unpack``, ``content_tokens``). A file over ``max_file_bytes`` or
-one that cannot be read is recorded as failed on its job, not sent. A back-of-book index travels with the files
-it points to (``workers.grounding.index_targets``).
+one that cannot be read is recorded as failed on its job, not sent; what the folder's side files or the walk
+of the folder got wrong is recorded on the job too. A back-of-book index travels with the files it points to
+(``workers.grounding.index_targets``). A file's registry key names its source (``CorpusFile.key``); a file
+registered under its name alone (before sources were named) is moved to its key when queued, so the worker
+deletes its old evidence once the new is written.
 """
 from __future__ import annotations
 
 import base64
-import dataclasses
 import time
 from typing import Callable
 
@@ -23,7 +25,7 @@ from core.index import delete_documents
 from core.jobs import JobStatus, JobStore
 from core.settings import Settings, TransferConfig
 from ingest.sources import SourceFile
-from workers.folder import CorpusFile, load, vanished
+from workers.folder import CorpusError, CorpusFile, FolderNotes, load, vanished
 from workers.grounding import index_targets
 
 POLL_SECONDS = 0.5  # how often a followed job is read: a progress bar that moves, little load on Redis
@@ -39,7 +41,7 @@ def pack(file: SourceFile, jobs: JobStore, transfer: TransferConfig) -> dict:
     if size > transfer.max_file_bytes:
         raise ValueError(f"{file.name}: {size} bytes, over the limit of {transfer.max_file_bytes} "
                          f"([transfer] max_file_bytes, EVIDENT_TRANSFER_MAX_FILE_BYTES); not sent to the worker")
-    message = {f.name: getattr(file, f.name) for f in dataclasses.fields(SourceFile) if f.name != "data"}
+    message = file.side_information()
     if size <= transfer.inline_max_bytes:
         message["inline"] = base64.b64encode(file.data).decode("ascii")
     else:
@@ -64,16 +66,17 @@ def content_tokens(messages: list[dict]) -> list[str]:
     return [m["token"] for m in messages if "token" in m]
 
 
-def file_task(item: CorpusFile, jobs: JobStore, settings: Settings) -> tuple[dict, list[str]]:
+def file_task(item: CorpusFile, jobs: JobStore, settings: Settings,
+              notes: FolderNotes | None = None) -> tuple[dict, list[str]]:
     """The task arguments of one file (the file and, for an index, its targets), and the problems of targets
     that could not be sent; raises OSError or ValueError naming the file when the file itself cannot be."""
     try:
-        file = load(item, settings.ingest.files_base_url)
+        file = load(item, settings.ingest.files_base_url, notes)
     except OSError as exc:
         raise OSError(f"{item.name}: cannot read ({exc.strerror or exc})") from exc
-    packed = pack(file, jobs, settings.transfer)  # first: a file not sent leaves no target bytes in Redis
-    targets, problems = (index_targets(item, file, settings.ingest.files_base_url)
+    targets, problems = (index_targets(item, file, settings.ingest.files_base_url, notes)
                          if item.path.suffix.lower() in INDEX_SUFFIXES else ([], []))
+    packed = pack(file, jobs, settings.transfer)  # before the targets: a file not sent leaves no bytes in Redis
     packed_targets = []
     for target in targets:
         try:
@@ -83,23 +86,33 @@ def file_task(item: CorpusFile, jobs: JobStore, settings: Settings) -> tuple[dic
     return {"file": packed, "targets": packed_targets}, problems
 
 
-def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: bool = False) -> str:
+def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: bool = False,
+                problems: list[CorpusError] | None = None) -> str:
     """One job, one task per file carrying its bytes; returns the job id.
 
     A file that cannot be read or is over the size limit is recorded as failed on the job (with its path, for
-    a retry), so the job still finishes and says why; the others go on.
+    a retry), so the job still finishes and says why; the others go on. ``problems`` (what ``discover`` could
+    not take: a missing path, a symlink out of the folder) and what is wrong in a folder's manifest.json or
+    users.json are recorded on the job as errors of their paths, outside its count of files.
     """
     settings: Settings = app.evident_settings
     job_id = jobs.create(len(files))
     jobs.remember_origins(job_id, {item.name: str(item.path) for item in files})
+    notes = FolderNotes()
+    for problem in problems or []:  # no path to retry from: not a file of the job
+        jobs.record_error(job_id, problem.path, problem.reason)
     for item in files:
+        jobs.rename_file(item.name, item.key)  # registered before sources were named: see the module's docstring
         try:
-            arguments, problems = file_task(item, jobs, settings)
+            arguments, target_problems = file_task(item, jobs, settings, notes)
         except (OSError, ValueError) as exc:
             jobs.record_error(job_id, item.name, str(exc), str(item.path))
             jobs.count(job_id, "failed")
             continue
-        _send(app, jobs, job_id, item, arguments, problems, force)
+        finally:
+            for problem in notes.take_problems():
+                jobs.record_error(job_id, problem.path, f"warning: {problem.reason}")
+        _send(app, jobs, job_id, item, arguments, target_problems, force)
     return job_id
 
 
@@ -108,6 +121,7 @@ def queue_again(app: Celery, jobs: JobStore, item: CorpusFile) -> str:
 
     Raises OSError or ValueError naming the file when it cannot be read or sent, before any job exists.
     """
+    jobs.rename_file(item.name, item.key)
     arguments, problems = file_task(item, jobs, app.evident_settings)
     job_id = jobs.create(1)
     jobs.remember_origins(job_id, {item.name: str(item.path)})
@@ -124,15 +138,16 @@ def _send(app: Celery, jobs: JobStore, job_id: str, item: CorpusFile, arguments:
 
 def prune(jobs: JobStore, client: OpenSearch, settings: Settings, paths: list[str],
           found: list[CorpusFile]) -> dict[str, int]:
-    """Remove from the index the files once ingested from these folders that are gone from them.
+    """Remove from the index the files once ingested from these folders that are gone from them; the files of
+    other sources (another folder, even with files of the same names) are not touched.
 
-    Returns each removed file name with the number of evidence removed.
+    Returns each removed file's name (the folder's name + its relative path) with the number of evidence removed.
     """
     ingested = jobs.ingested_files()
     removed = {}
-    for name in vanished(list(ingested), paths, found):
-        removed[name] = delete_documents(client, settings, ingested[name])
-        jobs.forget_file(name)
+    for key, name in vanished(list(ingested), paths, found).items():
+        removed[name] = delete_documents(client, settings, ingested[key])
+        jobs.forget_file(key)
     return removed
 
 

@@ -3,23 +3,33 @@
 ``EvidentTask`` is the base of every task: it times each run, counts outcomes
 into Redis metrics, and retries on OpenSearch or Redis outages with Celery's
 exponential backoff. Bad input is not retried: it is recorded on the job with
-the file and the reason, and the rest of the job goes on.
+the file and the reason, and the rest of the job goes on. So is a file that
+takes longer than ``[worker] soft_time_limit``, or whose task came back more
+than ``[worker] max_deliveries`` times (its worker died on it each time); a
+task of a cancelled job is counted as cancelled without reading its file.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import PurePosixPath
+from typing import Iterator
 
-from celery import Task, shared_task
+from billiard.pool import SIG_SOFT_TIMEOUT
+from celery import Task, current_app, shared_task
+from celery.exceptions import TimeLimitExceeded
+from celery.signals import worker_process_init
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 from opensearchpy.exceptions import ConnectionTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core.embedding import Embedder
-from core.index import VECTOR_FIELDS, connect, replace_document, to_source
+from core.index import VECTOR_FIELDS, connect, delete_documents, replace_document, to_source
 from core.jobs import JobStore
 from core.llm import LLMError, chat_completion
 from core.settings import Settings
@@ -33,6 +43,36 @@ from workers.folder import require_web_url
 from workers.grounding import term_evidence
 from workers.submit import content_tokens, unpack
 
+# Characters of an unexpected exception's message kept in a recorded error: the cause fits, a message that
+# quotes a whole 40,000-character field does not flood the job's errors.
+REASON_CHARS = 500
+
+
+class SoftLimitReached(BaseException):
+    """``[worker] soft_time_limit`` reached, raised past every ``except Exception`` on its way up: Celery's own
+    SoftTimeLimitExceeded is an Exception, which a parser that skips a bad page and goes on swallows (measured:
+    a scanned PDF's OCR went on past the limit, "page 2 could not be read (SoftTimeLimitExceeded)")."""
+
+
+def _stop_at_soft_limit(signum, frame):
+    raise SoftLimitReached()
+
+
+@contextmanager
+def stopping_at_soft_limit() -> Iterator[None]:
+    """Within the block the pool's soft time limit signal raises :class:`SoftLimitReached`; the pool's own
+    handler is back after it (other tasks keep Celery's behaviour). Only a pool process's main thread gets the
+    signal: a worker in a thread (as in the tests) has no time limits, and the block changes nothing there."""
+    if SIG_SOFT_TIMEOUT is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(SIG_SOFT_TIMEOUT, _stop_at_soft_limit)
+    try:
+        yield
+    finally:
+        signal.signal(SIG_SOFT_TIMEOUT, previous)
+
+
 class PipelineContext:
     """What a worker process loads once: clients, the embedder, the lemmatizer."""
 
@@ -45,7 +85,8 @@ class PipelineContext:
 
 
 class EvidentTask(Task):
-    """Base task: metrics per task name and retries with backoff when a service is down."""
+    """Base task: metrics per task name, retries with backoff when a service is down, and the recording of a
+    task that failed anyway (a hard time limit is recorded by the worker's main process, without models)."""
 
     autoretry_for = (OpenSearchConnectionError, ConnectionTimeout, RedisConnectionError)
     # Waits of up to 2, 4, 8, 16, 32, 64 s (jitter takes a random share, capped at 120): six retries ride out
@@ -55,6 +96,7 @@ class EvidentTask(Task):
     retry_jitter = True
     max_retries = 6
     _context: PipelineContext | None = None
+    _jobs: JobStore | None = None
 
     @property
     def context(self) -> PipelineContext:
@@ -62,12 +104,19 @@ class EvidentTask(Task):
             EvidentTask._context = PipelineContext(self.app.evident_settings)
         return EvidentTask._context
 
+    @property
+    def jobs(self) -> JobStore:
+        """The Redis edge alone: what the worker's main process needs to record a task its child could not."""
+        if EvidentTask._jobs is None:
+            EvidentTask._jobs = JobStore.from_url(self.app.evident_settings.redis.url)
+        return EvidentTask._jobs
+
     def before_start(self, task_id, args, kwargs):
         self.request.evident_started = time.perf_counter()
 
     def _measure(self, outcome: str) -> None:
         started = getattr(self.request, "evident_started", None)
-        jobs = self.context.jobs
+        jobs = self.jobs
         jobs.metric(self.name, outcome)
         jobs.record_activity(finished=int(outcome != "retried"))  # the console's throughput and queue per minute
         if started is not None:
@@ -83,14 +132,61 @@ class EvidentTask(Task):
         self._measure("failed")
         job_id = kwargs.get("job_id", "")
         file_name = kwargs.get("name", "")
-        self.context.jobs.record_error(job_id, file_name, f"{type(exc).__name__}: {exc}",
-                                       self.context.jobs.origin(job_id, file_name))
-        self.context.jobs.count(job_id, "failed")
+        if isinstance(exc, TimeLimitExceeded):
+            limit = self.app.evident_settings.worker.time_limit
+            reason = (f"{file_name}: stopped after {limit} s ([worker] time_limit, EVIDENT_WORKER_TIME_LIMIT: it "
+                      "did not stop at the soft limit, so its worker process was killed); skipped")
+        elif isinstance(exc, self.autoretry_for):
+            reason = (f"{file_name}: not indexed: a service did not answer after {self.max_retries} retries "
+                      f"({type(exc).__name__}: {exc}); ingest it again once OpenSearch and Redis answer")
+        else:
+            reason = f"{file_name}: failed ({type(exc).__name__}: {str(exc)[:REASON_CHARS]})"
+        if self.jobs.outcome(job_id, file_name) is None:  # recorded before counted: a job done shows its errors
+            self.jobs.record_error(job_id, file_name, reason, self.jobs.origin(job_id, file_name))
+            self.jobs.count(job_id, "failed", file_name)
+
+    def held_back(self, job_id: str, name: str) -> dict | None:
+        """What becomes of a file whose task is not to be run; None when it is to be run.
+
+        Not run: a file that already has its outcome in the job (its task came back after it counted), a file
+        of a cancelled job (counted as cancelled) and one whose task came back more than ``[worker]
+        max_deliveries`` times without an outcome (recorded as failed: the worker died on it each time).
+        """
+        jobs = self.jobs
+        if counted := jobs.outcome(job_id, name):
+            return {"file": name, "outcome": counted, "counted": "before"}
+        if jobs.cancel_requested(job_id):
+            jobs.count(job_id, "cancelled", name)
+            return {"file": name, "outcome": "cancelled"}
+        lost = jobs.delivered(job_id, name) - 1 - self.request.retries  # deliveries that ended in no outcome
+        allowed = self.app.evident_settings.worker.max_deliveries
+        if lost < allowed:
+            return None
+        reason = (f"{name}: its worker stopped (killed, or out of memory) each of the {lost} times it read it "
+                  f"([worker] max_deliveries {allowed}); skipped")
+        jobs.record_error(job_id, name, reason, jobs.origin(job_id, name))
+        jobs.count(job_id, "failed", name)
+        return {"file": name, "outcome": "failed", "reason": reason}
 
 
-def fingerprint(data: bytes, settings: Settings) -> str:
-    """Content plus the settings that shape evidence: a changed config re-ingests everything."""
-    digest = hashlib.sha1(data)
+@worker_process_init.connect
+def load_models(**_kwargs) -> None:
+    """Each worker process loads the models as it starts (they load on first use), so a task's time limit is
+    spent on its file alone: measured here, the first file of a fresh process took over 20 s otherwise."""
+    ctx = current_app.tasks["evident.ingest_file"].context
+    ctx.embedder.embed(["warm up"])
+    for lang in ctx.lemmatizer.languages:
+        ctx.lemmatizer.lemmas("warm up", lang)
+
+
+def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] | None = None) -> str:
+    """Content, what the corpus says of it (URL, title, language, read groups, users: an edited manifest.json
+    or users.json re-ingests), the files an index points to, and the settings that shape evidence: a changed
+    config re-ingests everything."""
+    digest = hashlib.sha1()
+    for item in (file, *(targets or [])):
+        digest.update(hashlib.sha1(item.data).digest())
+        digest.update(json.dumps(item.side_information(), sort_keys=True).encode())
     shaping = [asdict(settings.ingest), settings.embedding.model, embedded_views(settings)]
     digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
@@ -163,12 +259,16 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
 
     A CSV file is read only as a back-of-book index; a PDF may be one besides being a document, grounded in
     ``targets`` (the files it points to). A document without an absolute http(s) URL is refused (ValueError
-    naming the file and how to give it one) before anything of it is written.
+    naming the file and how to give it one) before anything of it is written, and so is a document whose id
+    another file of the same source holds (``claim``). Documents the file wrote last time and no longer
+    writes leave the index.
     """
     settings = ctx.settings
-    content_print = fingerprint(file.data, settings)
+    key = file.key
+    content_print = fingerprint(file, settings, targets)
+    previous = ctx.jobs.documents(key)
     # A file ingested before its doc ids were recorded goes through once more, so it can be pruned later.
-    if not force and ctx.jobs.fingerprint(file.name) == content_print and ctx.jobs.documents(file.name) is not None:
+    if not force and ctx.jobs.fingerprint(key) == content_print and previous is not None:
         return {"file": file.name, "outcome": "skipped"}
     result = {"file": file.name, "outcome": "done", "evidence": 0, "removed": 0, "warnings": []}
     doc_ids: list[str] = []
@@ -176,7 +276,8 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
     if suffix != ".csv":
         with ctx.jobs.keyword_stats() as stats:  # a refused document counts nothing into the statistics
             parsed, evidence = evidence_for(file, settings.ingest, ctx.lemmatizer, stats)
-            require_web_url(file.name, parsed.document.url)
+            require_web_url(file.name, parsed.document.url, settings.ingest.files_base_url)
+            claim(ctx, file, parsed.document.doc_id)
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         written = write_evidence(ctx, parsed.document.doc_id, evidence)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
@@ -192,28 +293,58 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
             doc_ids.append(doc_id)
         result["warnings"] += [f"index term: {p}" for p in problems]
         result["terms"] = len(terms)
-    ctx.jobs.set_fingerprint(file.name, content_print)
-    ctx.jobs.remember_documents(file.name, doc_ids)
+    stale = sorted(set(previous or []) - set(doc_ids))
+    if stale:  # a page id that changed, or ids of the name the file had before sources were named
+        result["removed"] += delete_documents(ctx.opensearch, settings, stale)
+        ctx.jobs.release_documents(key, stale)
+    ctx.jobs.set_fingerprint(key, content_print)
+    ctx.jobs.remember_documents(key, doc_ids)
     return result
+
+
+def claim(ctx: PipelineContext, file: SourceFile, doc_id: str) -> None:
+    """Make the file the owner of ``doc_id``; ValueError naming both files when another file holds it (two
+    Confluence pages of one source with the same id): the first keeps its evidence."""
+    owner = ctx.jobs.claim_document(doc_id, file.key)
+    if owner != file.key:
+        raise ValueError(f"{file.name}: its document id {doc_id} is already that of {owner}; skipped, the "
+                         f"evidence of {owner} stays. Two files of one source cannot hold the same page id: "
+                         f"remove the copy, or prune the other file if it is gone")
 
 
 @shared_task(bind=True, base=EvidentTask, name="evident.ingest_file")
 def ingest_file(self: EvidentTask, *, job_id: str, name: str, file: dict, targets: list[dict] | None = None,
                 force: bool = False) -> dict:
     """``file`` and ``targets`` are ``workers.submit.pack`` messages: the bytes come with the task or through
-    Redis, never from a disk of the submitting machine."""
-    ctx = self.context
+    Redis, never from a disk of the submitting machine. Only an outage of OpenSearch or Redis is retried;
+    anything else that goes wrong with the file is recorded on the job as a sentence, and the job goes on."""
     messages = [file, *(targets or [])]
+    if (held := self.held_back(job_id, name)) is not None:
+        if held.get("counted") != "before":
+            self.jobs.drop_content(content_tokens(messages))
+        return held
+    ctx = self.context
     try:
-        result = index_file(ctx, unpack(file, ctx.jobs), force=force,
-                            targets=[unpack(t, ctx.jobs) for t in targets or []])
+        with stopping_at_soft_limit():
+            result = index_file(ctx, unpack(file, ctx.jobs), force=force,
+                                targets=[unpack(t, ctx.jobs) for t in targets or []])
         problems = [f"warning: {warning}" for warning in result.get("warnings", [])]
+    except self.autoretry_for:
+        raise  # an outage: Celery retries the task with backoff
+    except SoftLimitReached:
+        limit = ctx.settings.worker.soft_time_limit
+        reason = f"{name}: stopped after {limit} s ([worker] soft_time_limit, EVIDENT_WORKER_SOFT_TIME_LIMIT); skipped"
+        result, problems = {"file": name, "outcome": "failed", "reason": reason}, [reason]
     except (ParseError, OSError, ValueError) as exc:
         # Bad input: recorded with the file and the reason; never retried, never stops the job.
         result, problems = {"file": name, "outcome": "failed", "reason": str(exc)}, [str(exc)]
+    except Exception as exc:  # noqa: BLE001 - whatever else a file's content sets off, the job goes on
+        kind = PurePosixPath(name).suffix.lstrip(".").upper() or "a file without an extension"
+        reason = f"{name}: could not be read as {kind} ({type(exc).__name__}: {str(exc)[:REASON_CHARS]}); skipped"
+        result, problems = {"file": name, "outcome": "failed", "reason": reason}, [reason]
     ctx.jobs.drop_content(content_tokens(messages))  # not on an outage (raised above): the retry reads them
     origin = ctx.jobs.origin(job_id, name) if problems else ""
     for problem in problems:
         ctx.jobs.record_error(job_id, name, problem, origin)
-    ctx.jobs.count(job_id, result["outcome"])
+    ctx.jobs.count(job_id, result["outcome"], name)
     return result

@@ -6,8 +6,12 @@ sessionStorage.setItem("evident-session", session);
 let lastSearchId = "";
 const form = document.getElementById("search-form");
 const q = document.getElementById("q");
-// Only http(s) links are clickable: a javascript: or relative URL from a bad source stays plain text.
-function safeUrl(u) { try { const p = new URL(u); return ["http:", "https:"].includes(p.protocol) ? p.href : ""; } catch { return ""; } }
+// Only http(s) links without credentials are clickable: a javascript:, relative or user:password@ URL from a bad
+// source stays plain text (the API already drops them: this holds for an API that did not).
+function safeUrl(u) {
+  try { const p = new URL(u); return ["http:", "https:"].includes(p.protocol) && !p.username && !p.password ? p.href : ""; }
+  catch { return ""; }
+}
 function esc(s) { return String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c])); }
 function renderHistory() {
   document.getElementById("history").textContent = conversation.length

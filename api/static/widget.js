@@ -22,11 +22,13 @@
     if (text !== undefined) el.textContent = text;
     return el;
   }
-  // A result link is only ever absolute http(s): a javascript:, data: or relative URL stays plain text.
+  // A result link is only ever absolute http(s) without credentials: a javascript:, data:, relative or
+  // user:password@ URL stays plain text (the API already drops them: this holds for an API that did not).
   function openable(url) {
     let parsed;
     try { parsed = new URL(url); } catch { return null; }
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+    const web = parsed.protocol === "http:" || parsed.protocol === "https:";
+    return web && !parsed.username && !parsed.password ? parsed.href : null;
   }
   // The API's snippet is escaped text with <mark> around matched words: parsed inert (DOMParser runs nothing),
   // then rebuilt from its text, keeping only the marks.

@@ -11,6 +11,7 @@ with it exactly what we started. Nothing here tracks pids: supervisord knows its
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import urllib.error
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from core.settings import Settings
+from core.settings import PROJECT_ROOT, Settings
 from evident.stack import HOST, ServiceError, locked, port_open, say, tail
 from evident.stack import opensearch, redis
 from evident.stack.supervisor import DOWN_STATES, Program, Supervisor
@@ -168,6 +169,31 @@ def child_environment(settings: Settings) -> dict[str, str]:
             "EVIDENT_SERVICES_API_PORT": str(settings.services.api_port)}
 
 
+def celery_user(sdir: Path) -> tuple[str | None, dict[str, str]]:
+    """Who runs the worker and beat, and the environment that gives them a home: under root the service user
+    (a file that breaks its parser then runs with no more rights than OpenSearch), with its HOME and caches
+    in ``<state dir>/celery``, which it owns; otherwise the user running ``up``, as it is.
+
+    When the service user cannot reach the Python, the virtualenv (models, spaCy data) or the checkout (a
+    Python installed under /root by pyenv), they stay root, and a warning says why and what to change.
+    """
+    if os.geteuid() != 0:
+        return None, {}
+    uid, gid = opensearch.ensure_service_user()
+    needed = (Path(sys.executable).resolve(), Path(sys.prefix), PROJECT_ROOT, Path.cwd())
+    for path in needed:
+        if (closed := opensearch.closed_to(path, uid, gid)) is not None:
+            say(f"warning: the worker and beat run as root: user {opensearch.SERVICE_USER!r} cannot enter {closed}, "
+                f"so it cannot use {path}; give it a Python, virtualenv and checkout it can reach (outside /root) "
+                "to run them without root")
+            return None, {}
+    home = sdir / "celery"
+    (home / ".cache").mkdir(parents=True, exist_ok=True)
+    for path in (home, home / ".cache"):
+        os.chown(path, uid, gid)
+    return opensearch.SERVICE_USER, {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+
+
 def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
     s = settings.services
     if name == "opensearch":
@@ -183,10 +209,11 @@ def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
                               f"--port={s.flower_port}", f"--address={HOST}"], directory=Path.cwd(),
                        environment=child_environment(settings), start_secs=API_START_SECS,
                        stop_wait_secs=API_STOP_WAIT_SECS)
-    command = {"worker": ["worker"], "api": ["serve"],
-               "beat": ["beat", "--schedule-file", str(sdir / "run" / "celerybeat-schedule")]}[name]
+    user, home = celery_user(sdir) if name in ("worker", "beat") else (None, {})
+    schedule = (sdir / "celery" if user else sdir / "run") / "celerybeat-schedule"  # where beat may write
+    command = {"worker": ["worker"], "api": ["serve"], "beat": ["beat", "--schedule-file", str(schedule)]}[name]
     return Program(name, [sys.executable, "-m", "evident.cli", *command], directory=Path.cwd(),
-                   environment=child_environment(settings),
+                   environment={**child_environment(settings), **home}, user=user,
                    start_secs=WORKER_START_SECS if name in ("worker", "beat") else API_START_SECS,
                    stop_wait_secs=WORKER_STOP_WAIT_SECS if name == "worker" else API_STOP_WAIT_SECS)
 

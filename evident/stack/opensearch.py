@@ -295,8 +295,8 @@ def ensure_service_user() -> tuple[int, int]:
     return entry.pw_uid, entry.pw_gid
 
 
-def check_traversable(path: Path, uid: int, gid: int) -> None:
-    """Raise unless user ``uid`` can enter every existing ancestor of ``path``."""
+def closed_to(path: Path, uid: int, gid: int) -> Path | None:
+    """The first existing one of ``path`` and its ancestors that user ``uid`` may not enter (or run); None."""
     for parent in [path, *path.parents]:
         try:
             st = parent.stat()
@@ -304,10 +304,17 @@ def check_traversable(path: Path, uid: int, gid: int) -> None:
             continue
         bit = stat.S_IXUSR if st.st_uid == uid else stat.S_IXGRP if st.st_gid == gid else stat.S_IXOTH
         if not st.st_mode & bit:
-            raise ServiceError(
-                f"user {SERVICE_USER!r} (which runs OpenSearch, since it refuses root) cannot enter {parent}, "
-                f"so it cannot use {path}; choose cache/state dirs outside it (EVIDENT_SERVICES_CACHE_DIR, "
-                "EVIDENT_SERVICES_STATE_DIR, e.g. /var/cache/evident and /var/lib/evident)")
+            return parent
+    return None
+
+
+def check_traversable(path: Path, uid: int, gid: int) -> None:
+    """Raise unless user ``uid`` can enter every existing ancestor of ``path``."""
+    if (parent := closed_to(path, uid, gid)) is not None:
+        raise ServiceError(
+            f"user {SERVICE_USER!r} (which runs OpenSearch, since it refuses root) cannot enter {parent}, "
+            f"so it cannot use {path}; choose cache/state dirs outside it (EVIDENT_SERVICES_CACHE_DIR, "
+            "EVIDENT_SERVICES_STATE_DIR, e.g. /var/cache/evident and /var/lib/evident)")
 
 
 def _chown_tree(path: Path, uid: int, gid: int) -> None:

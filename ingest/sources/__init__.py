@@ -5,7 +5,7 @@ content blocks in reading order); ``ingest.assemble`` does the rest.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Protocol
 
 from ingest.blocks import ParsedDocument
@@ -27,6 +27,27 @@ class SourceFile:
     acl_inherited: list[list[str]] = field(default_factory=list)
     users: dict[str, str] = field(default_factory=dict)  # Confluence account id -> display name
     breadcrumb: list[str] = field(default_factory=list)  # where it hangs, when the source says (an attachment's page)
+    # The source it belongs to: a folder's absolute path, a sync source's registered name. With the page id or
+    # the name (relative to the folder) it makes the document's id, so two sources never share one.
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        """The file's key in the worker's registries (fingerprint, documents): its source and its name."""
+        return source_key(self.source, self.name)
+
+    def doc_id(self, kind: str, local: str) -> str:
+        """The id of a document of this file: its kind, its source and its id within the source."""
+        return ":".join(part for part in (kind, self.source, local) if part)
+
+    def side_information(self) -> dict:
+        """Everything but the bytes: what the corpus says of the file."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "data"}
+
+
+def source_key(source: str, name: str) -> str:
+    """A file's key among every source's files: ``<source>:<name>``, or the name alone without a source."""
+    return f"{source}:{name}" if source else name
 
 
 class Source(Protocol):

@@ -19,6 +19,7 @@ from a manifest) is used. Restrictions inherited from ancestors arrive in ``Sour
 from __future__ import annotations
 
 import json
+import re
 from pathlib import PurePosixPath
 
 from lxml import etree
@@ -27,6 +28,7 @@ from ingest import evidence as kinds
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.config import IngestConfig
 from ingest.evidence import Document
+from ingest.limits import MARKUP_SLACK, binary_reason, flatten_markup, flatten_tree
 from ingest.markup import (NAMESPACES, Walker, attr, children, clean, first_child, image_marker, one_line,
                            replace_named_entities, tag_of)
 from ingest.sources import SourceFile
@@ -60,25 +62,37 @@ def macro_param(el, name: str) -> str:
     return ""
 
 
-def parse_storage(markup: str, source: str):
-    """The storage-format fragment as an element tree under one root; (root, problem or "")."""
+def parse_storage(markup: str, source: str, max_depth: int = IngestConfig.max_nesting_depth):
+    """The storage-format fragment as an element tree under one root, nested at most ``max_depth`` deep;
+    (root, problems): recovery from markup that is not well formed, flattened deep nesting."""
+    problems: list[str] = []
+    parser = etree.XMLParser(resolve_entities=False, huge_tree=True)
     text = ROOT_OPEN + replace_named_entities(markup) + "</root>"
     try:
-        return etree.fromstring(text.encode("utf-8"), etree.XMLParser(resolve_entities=False, huge_tree=True)), ""
+        root = etree.fromstring(text.encode("utf-8"), parser)
     except etree.XMLSyntaxError as exc:
-        problem = f"storage format is not well-formed XML ({exc}); parsed with recovery"
-    root = etree.fromstring(text.encode("utf-8"),
-                            etree.XMLParser(recover=True, resolve_entities=False, huge_tree=True))
+        if "depth" in str(exc).lower():
+            flat, dropped = flatten_markup(markup, max_depth)
+            problems.append(f"storage format nested deeper than the parser reads; {dropped:,} tags below {max_depth} "
+                            "levels (EVIDENT_INGEST_MAX_NESTING_DEPTH) were flattened, their text kept")
+            return parse_storage(flat, source, max_depth - MARKUP_SLACK)[0], problems
+        problems.append(f"storage format is not well-formed XML ({exc}); parsed with recovery, what could be read kept")
+        root = etree.fromstring(text.encode("utf-8"),
+                                etree.XMLParser(recover=True, resolve_entities=False, huge_tree=True))
     if root is None:
         raise ParseError(source, "storage format is not XML-recoverable")
-    return root, problem
+    folded = flatten_tree(root, max_depth)
+    if folded:
+        problems.append(f"storage format nested over {max_depth} levels deep (EVIDENT_INGEST_MAX_NESTING_DEPTH); "
+                        f"{folded:,} elements below were flattened, their text kept")
+    return root, problems
 
 
 class StorageWalker(Walker):
     """The shared walker plus Confluence storage-format elements."""
 
-    def __init__(self, users: dict[str, str] | None = None) -> None:
-        super().__init__()
+    def __init__(self, users: dict[str, str] | None = None, config: IngestConfig | None = None) -> None:
+        super().__init__(config)
         self.users = users or {}
 
     def skip(self, el, tag: str) -> bool:
@@ -192,7 +206,7 @@ class StorageWalker(Walker):
     def user_name(self, el) -> str:
         account = attr(el, "ri:account-id") or attr(el, "ri:userkey") or attr(el, "ri:username")
         name = self.users.get(account, "")
-        return name or f"@user:{account}"
+        return name if name and isinstance(name, str) else f"@user:{account}"
 
     def special_inline(self, el, tag: str) -> str | None:
         if tag in ("ac:structured-macro", "ac:macro"):
@@ -272,7 +286,7 @@ def restriction_principals(restrictions: dict) -> list[str]:
 def _results(node) -> list[dict]:
     if isinstance(node, dict):
         node = node.get("results", [])
-    return [item for item in node or [] if isinstance(item, dict)]
+    return [item for item in node if isinstance(item, dict)] if isinstance(node, list) else []
 
 
 def _dig(data, *keys):
@@ -301,7 +315,7 @@ def document_of(data: dict, file: SourceFile) -> Document:
         space = expandable.rstrip("/").rsplit("/", 1)[-1] if expandable else ""
     version = data.get("version") or {}
     return Document(
-        doc_id=f"confluence:{page_id}",
+        doc_id=file.doc_id("confluence", page_id),
         source_type="confluence",
         url=url,
         title=clean(str(data.get("title") or file.title or page_id)),
@@ -330,12 +344,21 @@ class ConfluenceSource:
         return file.name.lower().endswith(".json") and file.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
 
     def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
+        binary = binary_reason(file.data, config)
+        if binary:
+            raise ParseError(file.name, f"{binary}; a file named .json must be Confluence page JSON")
         try:
             data = json.loads(file.data.decode("utf-8-sig"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ParseError(file.name, f"invalid JSON: {exc}") from exc
+            raise ParseError(file.name, f"invalid JSON: {str(exc)[:_QUOTED_CHARS]}") from None
+        except RecursionError:
+            raise ParseError(file.name, "JSON nested too deep to read (deeper than any Confluence page)") \
+                from None
         if not isinstance(data, dict):
             raise ParseError(file.name, "not a Confluence content object")
+        _check_page_id(data.get("id"), file.name)
+        _check_restrictions(data, file.name)
+        problems = _drop_mistyped(data)
         body = data.get("body")
         markup = None
         if isinstance(body, dict):
@@ -345,9 +368,84 @@ class ConfluenceSource:
                     markup = value
                     break
         if markup is None:
-            raise ParseError(file.name, "missing body (expand body.storage)")
+            raise ParseError(file.name, "missing body (expand body.storage), or its value is not a text")
         document = document_of(data, file)
-        root, problem = parse_storage(markup, file.name)
-        walker = StorageWalker(file.users)
+        root, storage_problems = parse_storage(markup, file.name, config.max_nesting_depth)
+        walker = StorageWalker(file.users, config)
         walker.walk(root)
-        return ParsedDocument(document, walker.finish(), [f"{file.name}: {problem}"] if problem else [])
+        notes = [*problems, *storage_problems, *walker.problems]
+        return ParsedDocument(document, walker.finish(), [f"{file.name}: {note}" for note in notes])
+
+
+_QUOTED_CHARS = 200  # of a parser's message: enough to place the fault, short enough for a job record
+_PAGE_ID = re.compile(r"\d{1,20}")  # Confluence page ids are numbers (a 64-bit id has at most 20 digits)
+# Fields ``document_of`` reads, by path, with the JSON types they must have; another type is dropped with a
+# warning, as if the field were not expanded, so one odd field never takes the page with it.
+_FIELD_TYPES: dict[tuple[str, ...], type | tuple[type, ...]] = {
+    ("title",): (str, int, float), ("_links",): dict, ("_links", "base"): str, ("_links", "webui"): str,
+    ("metadata",): dict, ("metadata", "labels"): (dict, list), ("labels",): (dict, list),
+    ("space",): dict, ("space", "key"): (str, int), ("space", "name"): str, ("_expandable",): dict,
+    ("_expandable", "space"): str, ("version",): dict, ("version", "when"): str, ("version", "by"): dict,
+    ("ancestors",): list, ("history",): dict, ("history", "createdBy"): dict, ("history", "createdDate"): str,
+    ("history", "lastUpdated"): dict, ("children",): dict, ("children", "attachment"): dict,
+    ("children", "attachment", "results"): list,
+}
+
+
+def _check_page_id(page_id, name: str) -> None:
+    """A page id, when the JSON has one, is a number: anything else is no Confluence page (and an immense one
+    would be refused by the index); ParseError naming the file."""
+    if page_id is None or (isinstance(page_id, (str, int)) and not isinstance(page_id, bool)
+                           and _PAGE_ID.fullmatch(str(page_id))):
+        return
+    shown = str(page_id)
+    shown = shown if len(shown) <= 40 else f"{shown[:40]}… ({len(shown):,} characters)"
+    raise ParseError(name, f"page id {shown!r} is not a Confluence page id (a number of up to 20 digits)")
+
+
+_PRINCIPAL_KEYS = {"group": ("name",), "user": ("accountId", "username", "userKey")}  # what names a reader
+
+
+def _check_restrictions(data: dict, name: str) -> None:
+    """Read restrictions of another shape than the REST API's are a ParseError naming the field: who may read
+    the page would be unknown, and dropping them would index a restricted page as public."""
+    node, path = data, ""
+    for key in ("restrictions", "read", "restrictions"):
+        node, path = node.get(key), f"{path}.{key}".lstrip(".")
+        if node is None:
+            return
+        if not isinstance(node, dict):
+            _unknown_readers(name, path, node)
+    for kind, keys in _PRINCIPAL_KEYS.items():
+        entry = node.get(kind)
+        items = entry.get("results", []) if isinstance(entry, dict) else entry
+        if entry is not None and not (isinstance(items, list) and all(
+                isinstance(item, dict) and any(item.get(k) for k in keys) for item in items)):
+            _unknown_readers(name, f"{path}.{kind}", entry)
+
+
+def _unknown_readers(name: str, path: str, value) -> None:
+    raise ParseError(name, f"read restrictions field '{path}' is {_json_type(value)} of another shape than Confluence "
+                           "gives, so who may read the page is unknown: not indexed rather than indexed as public")
+
+
+def _drop_mistyped(data: dict) -> list[str]:
+    """Remove the fields of ``_FIELD_TYPES`` that have another JSON type; one sentence for each."""
+    problems = []
+    for path, expected in _FIELD_TYPES.items():
+        parent = _dig(data, *path[:-1]) if len(path) > 1 else data
+        if not isinstance(parent, dict) or parent.get(path[-1]) is None:
+            continue
+        value = parent[path[-1]]
+        if not isinstance(value, expected) or isinstance(value, bool):
+            del parent[path[-1]]
+            problems.append(f"field '{'.'.join(path)}' is {_json_type(value)}, not {_json_type(expected)}; "
+                            "ignored, the page indexed without it")
+    return problems
+
+
+def _json_type(value) -> str:
+    """The JSON name of a value's type, or of the first of the expected types, with its article."""
+    kind = (value[0] if isinstance(value, tuple) else value) if isinstance(value, (type, tuple)) else type(value)
+    return {dict: "an object", list: "a list", str: "a text", int: "a number", float: "a number",
+            bool: "a boolean"}.get(kind, "null")

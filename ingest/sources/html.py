@@ -36,6 +36,7 @@ from lxml import etree
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.config import IngestConfig
 from ingest.evidence import Document
+from ingest.limits import MARKUP_SLACK, binary_reason, flatten_markup, flatten_tree
 from ingest.markup import Walker, classes, clean, one_line, tag_of
 from ingest.sources import SourceFile
 from text.langcode import normalize_lang
@@ -53,7 +54,6 @@ PANEL_KINDS = ("note", "info", "tip", "warning", "caution", "danger", "important
 PANEL_MARKERS = {"admonition", "alert", "callout", "note", "warning", "tip", "info", "caution", "danger",
                  "important", "hint", "notice"}
 TITLE_CLASSES = {"admonition-title", "alert-heading", "callout-title", "alert-title", "note-title"}
-_SNIFF_BYTES = 4096  # a NUL byte this early (and no UTF-16 byte-order mark) is a binary file, not HTML
 SEPARATORS = {"/", ">", "»", "›", "|", "→", "\\", "·", "-", "–", "—", ">>"}
 
 
@@ -95,8 +95,8 @@ def is_chrome(el) -> bool:
 class HtmlWalker(Walker):
     """The shared walker plus site-chrome removal and admonition panels."""
 
-    def __init__(self, main, title: str = "") -> None:
-        super().__init__()
+    def __init__(self, main, title: str = "", config: IngestConfig | None = None) -> None:
+        super().__init__(config)
         self.main = main
         self.title = title
 
@@ -134,6 +134,32 @@ class HtmlWalker(Walker):
 def _decode(data: bytes) -> str:
     """A page's text, by its byte-order mark, its declared charset or the encoding that fits its bytes."""
     return UnicodeDammit(data, is_html=True).unicode_markup or data.decode("utf-8", "replace")
+
+
+def _parse_html(text: str, name: str, config: IngestConfig, notes: list[str]):
+    """The page's element tree, nested at most ``max_nesting_depth`` deep: deeper markup is flattened
+    (its text kept) and a note says so. ``huge_tree``, or libxml2 silently drops a text over 10 MB and
+    everything nested over 256 deep."""
+    depth = config.max_nesting_depth
+    try:
+        parser = lxml.html.HTMLParser(encoding="utf-8", huge_tree=True)
+        tree = lxml.html.document_fromstring(text.encode("utf-8"), parser=parser)
+        if any("depth" in entry.message.lower() for entry in parser.error_log):
+            depth -= MARKUP_SLACK
+            flat, dropped = flatten_markup(text, config.max_nesting_depth)
+            notes.append(f"markup nested deeper than the parser reads; {dropped:,} tags below "
+                         f"{config.max_nesting_depth} levels (EVIDENT_INGEST_MAX_NESTING_DEPTH) were flattened, "
+                         f"their text kept")
+            tree = lxml.html.document_fromstring(flat.encode("utf-8"), parser=parser)
+    except (etree.ParserError, ValueError) as exc:
+        raise ParseError(name, f"not parseable as HTML: {exc}") from exc
+    if tree is None:
+        raise ParseError(name, "not parseable as HTML")
+    folded = flatten_tree(tree, depth)
+    if folded and not notes:
+        notes.append(f"markup nested over {config.max_nesting_depth} levels deep "
+                     f"(EVIDENT_INGEST_MAX_NESTING_DEPTH); {folded:,} elements below were flattened, their text kept")
+    return tree
 
 
 def _drop_keep_tail(el) -> None:
@@ -224,16 +250,14 @@ class HtmlSource:
 
     def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
         if not file.data.strip():
-            raise ParseError(file.name, "empty file")
-        if b"\x00" in file.data[:_SNIFF_BYTES] and not file.data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            raise ParseError(file.name, "binary data, not HTML")
-        try:
-            tree = lxml.html.document_fromstring(_decode(file.data).encode("utf-8"),
-                                                 parser=lxml.html.HTMLParser(encoding="utf-8"))
-        except (etree.ParserError, ValueError) as exc:
-            raise ParseError(file.name, f"not parseable as HTML: {exc}") from exc
-        if tree is None:
-            raise ParseError(file.name, "not parseable as HTML")
+            raise ParseError(file.name, "empty file (no bytes, or only whitespace)")
+        if file.data.lstrip()[:5] == b"%PDF-":
+            raise ParseError(file.name, "a PDF named like an HTML page; rename it .pdf to have it read as a PDF")
+        binary = binary_reason(file.data, config)
+        if binary:
+            raise ParseError(file.name, f"{binary}; a file named .html must be an HTML page")
+        notes: list[str] = []
+        tree = _parse_html(_decode(file.data), file.name, config, notes)
         for el in list(tree.iter(etree.Comment, etree.ProcessingInstruction)):
             _drop_keep_tail(el)
 
@@ -246,13 +270,16 @@ class HtmlSource:
         lang = normalize_lang(tree.get("lang") or tree.get("xml:lang")) or file.lang
         acl = list(dict.fromkeys([*_split(_meta(tree, "acl")), *file.acl]))
         document = Document(
-            doc_id=f"html:{file.name}", source_type="html", url=file.url, title=title, breadcrumb=breadcrumb,
+            doc_id=file.doc_id("html", file.name), source_type="html", url=file.url, title=title, breadcrumb=breadcrumb,
             labels=_split(_meta(tree, "keywords")), acl=acl, lang=lang,
             updated=_meta(tree, "last-modified", "dcterms.modified", "article:modified_time", "date"),
             author=_meta(tree, "author"),
         )
         main = main_of(tree)
-        walker = HtmlWalker(main, title)
+        walker = HtmlWalker(main, title, config)
         if main is not None:
             walker.walk(main)
-        return ParsedDocument(document, walker.finish())
+        blocks = walker.finish()
+        if not blocks:
+            raise ParseError(file.name, "no readable text (only markup, scripts, styles or site chrome)")
+        return ParsedDocument(document, blocks, [f"{file.name}: {note}" for note in [*notes, *walker.problems]])

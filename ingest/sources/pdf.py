@@ -43,6 +43,7 @@ MIN_IMAGE_COVER = 0.2
 # A page's first paragraph continues the previous page's last when that last line reaches to within
 # this many line heights of the paragraphs' right edge (it was cut by the page break, not ended).
 _FULL_LINE = 3.0
+_OTHER_KINDS = (".html", ".htm", ".json")  # names other sources read: PDF bytes under them are a mistake
 
 
 # --------------------------------------------------------------------------- the source
@@ -55,7 +56,9 @@ class PdfSource:
         self.ocr_timeout = ocr_timeout
 
     def accepts(self, file: SourceFile) -> bool:
-        return file.name.lower().endswith(".pdf") or file.data[:1024].lstrip()[:5] == b"%PDF-"
+        """A ``.pdf``, or PDF bytes under a name of no other source's kind (a named HTML or JSON file is one)."""
+        name = file.name.lower()
+        return name.endswith(".pdf") or (not name.endswith(_OTHER_KINDS) and file.data[:1024].lstrip()[:5] == b"%PDF-")
 
     def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
         doc = _open(file)
@@ -69,20 +72,26 @@ class PdfSource:
     def _parse(self, doc: pymupdf.Document, file: SourceFile, config: IngestConfig) -> ParsedDocument:
         errors: list[str] = []
         if doc.is_repaired:
-            errors.append(f"damaged PDF repaired on reading ({_mupdf_warning() or 'xref rebuilt'})")
+            errors.append(f"damaged PDF repaired on reading ({_mupdf_warning() or 'xref rebuilt'}); "
+                          "what could be read kept")
         ocr = Ocr(self.tesseract_cmd, config, self.ocr_timeout)
         pages: list[Page] = []
+        unreadable: list[str] = []
         for pno in range(doc.page_count):
             try:
                 page = doc[pno]
                 pages.append(self._read_page(page, pno + 1, ocr, errors))
             except PageError as exc:
-                errors.append(f"page {pno + 1}: {exc}")
+                unreadable.append(f"page {pno + 1}: {exc}")
                 pages.append(Page(pno + 1, 0, 0))
             except Exception as exc:  # a broken page must not take the file with it
-                errors.append(f"page {pno + 1}: unreadable page ({type(exc).__name__}: {exc})")
+                unreadable.append(f"page {pno + 1} could not be read ({type(exc).__name__}: {exc})")
                 pages.append(Page(pno + 1, 0, 0))
+        if len(unreadable) == len(pages):
+            raise ParseError(file.name, f"none of its {len(pages)} page(s) could be read ({unreadable[0]})")
+        errors.extend(f"{problem}; the page skipped" for problem in unreadable)
         errors.extend(ocr.notes)
+        errors = [f"{file.name}: {error}" for error in errors]
 
         drop_running_lines(pages)
         words = vocabulary(item.text for page in pages for item in page.items if isinstance(item, Line))
@@ -94,7 +103,7 @@ class PdfSource:
         meta = doc.metadata or {}
         title = file.title or _metadata_title(meta.get("title")) or headings.title or PurePosixPath(file.name).stem
         document = Document(
-            doc_id=f"pdf:{file.name}", source_type="pdf", url=file.url, title=title,
+            doc_id=file.doc_id("pdf", file.name), source_type="pdf", url=file.url, title=title,
             acl=list(file.acl), lang=file.lang or "",
             updated=_pdf_date(meta.get("modDate") or meta.get("creationDate") or ""),
             author=(meta.get("author") or "").strip(),
@@ -113,12 +122,12 @@ class PdfSource:
             out.items, out.ocr_confidence = ocr.read(page)
             out.ocr = True
             if not out.items:
-                errors.append(f"page {number}: OCR found no text")
+                errors.append(f"page {number}: OCR found no text; the page left out")
             return out
         try:
             tables = find_tables(page, lines)
         except Exception as exc:
-            errors.append(f"page {number}: table detection failed ({type(exc).__name__}: {exc})")
+            errors.append(f"page {number}: table detection failed ({type(exc).__name__}: {exc}); its text kept as passages")
             tables = []
         out.items = place_tables(lines, tables)
         return out
@@ -126,7 +135,7 @@ class PdfSource:
 
 def _open(file: SourceFile) -> pymupdf.Document:
     if not file.data:
-        raise ParseError(file.name, "empty file")
+        raise ParseError(file.name, "empty file (no bytes, or only whitespace)")
     if b"%PDF-" not in file.data[:1024]:
         raise ParseError(file.name, "not a PDF (no %PDF- header)")
     truncated = b"%%EOF" not in file.data[-2048:]
@@ -135,7 +144,7 @@ def _open(file: SourceFile) -> pymupdf.Document:
         doc = pymupdf.open(stream=file.data, filetype="pdf")
     except Exception as exc:
         reason = "truncated PDF (no %%EOF marker at the end)" if truncated else "corrupt PDF"
-        raise ParseError(file.name, f"{reason}: {type(exc).__name__}: {exc}") from None
+        raise ParseError(file.name, f"{reason} that cannot be opened ({type(exc).__name__}: {exc})") from None
     if doc.needs_pass:
         doc.close()
         raise ParseError(file.name, "encrypted PDF (password required)")

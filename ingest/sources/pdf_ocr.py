@@ -74,7 +74,7 @@ class Ocr:
             return
         if len(usable) < len(wanted):
             missing = "+".join(lang for lang in wanted if lang not in installed)
-            self.notes.append(f"OCR language data missing for {missing}; used {'+'.join(usable)}")
+            self.notes.append(f"OCR language data missing for {missing}; read with {'+'.join(usable)} instead")
         self.languages = "+".join(usable)
 
     @property

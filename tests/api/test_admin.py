@@ -80,3 +80,21 @@ def test_a_failed_file_is_queued_again(client, ingest, jobs, tmp_path):
     assert gone.status_code == 410 and error["file"] in gone.get_json()["error"]
     assert str(broken) in gone.get_json()["error"]
     assert client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}).status_code == 401
+
+
+def test_an_admin_cancels_a_job_and_an_unknown_one_is_a_404(client, jobs):
+    job_id = jobs.create(2)  # two files no worker has taken yet
+    cancelled = client.post(f"/api/admin/jobs/{job_id}/cancel", headers=ADMIN)
+    assert cancelled.status_code == 200, cancelled.get_json()
+    record = cancelled.get_json()
+    assert record["job_id"] == job_id and record["state"] == "cancelling" and record["cancel_requested"] > 0
+    shown = client.get(f"/api/ingest/jobs/{job_id}", headers=ADMIN).get_json()
+    assert shown["state"] == "cancelling" and shown["cancel_requested"] == record["cancel_requested"]
+    again = client.post(f"/api/admin/jobs/{job_id}/cancel", headers=ADMIN).get_json()
+    assert again["cancel_requested"] == record["cancel_requested"]  # the first cancel stands
+    unknown = client.post("/api/admin/jobs/nope/cancel", headers=ADMIN)
+    assert unknown.status_code == 404 and unknown.get_json()["error"] == "no ingest job 'nope'"
+    assert client.post(f"/api/admin/jobs/{job_id}/cancel").status_code == 401
+    assert client.post(f"/api/admin/jobs/{job_id}/cancel", headers=signed("ben", "staff")).status_code == 403
+    operation = client.get("/api/openapi.json").get_json()["paths"]["/api/admin/jobs/{job_id}/cancel"]["post"]
+    assert {"200", "401", "403", "404"} <= set(operation["responses"])

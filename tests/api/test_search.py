@@ -2,12 +2,22 @@
 search log."""
 from __future__ import annotations
 
+import dataclasses
+import json
+import socket
+
 import pytest
 
+from core.index import delete_documents, replace_document
 from tests.api.conftest import signed
 from tests.test_samples import facts_table
 
 FACTS = facts_table()
+PASSWORD = "hunter2-secret"
+# Pages a faulty source or an older ingest wrote with links today's ingest refuses.
+OLD_LINKS = {"old-js": "javascript:alert(document.domain)", "old-creds": f"http://ops:{PASSWORD}@wiki.example/rota",
+             "old-token": f"https://wiki.example/rota?token={PASSWORD}"}
+OLD_WORD = "wombatrota"
 
 
 def test_search_returns_hits_with_what_the_search_box_shows(client, sample_corpus):
@@ -147,3 +157,65 @@ def test_each_search_and_click_is_logged_for_the_search_dashboard(app, client, s
 def test_a_click_on_no_known_search_is_refused(client, sample_corpus, body, status):
     response = client.post("/api/click", json=body)
     assert response.status_code == status and response.get_json()["error"]
+
+
+@pytest.fixture
+def old_links(stores, settings, sample_corpus):
+    alias = settings.opensearch.index_alias
+    like = stores.search(index=alias, body={"size": 1, "query": {"match": {"text": "TS-E4471"}}})["hits"]["hits"][0]
+    for doc_id, url in OLD_LINKS.items():
+        text = f"The {OLD_WORD} escalation rota, as an older ingest kept it ({doc_id})."
+        source = like["_source"] | {
+            "id": f"{doc_id}-evidence", "doc_id": doc_id, "url": url, "page_url": url, "title": f"Rota {doc_id}",
+            "text": text, "context": text, "lemmas": f"{OLD_WORD} escalation rota", "keywords": [OLD_WORD],
+            "prev_text": "", "next_text": "", "heading_path": [], "breadcrumb": []}
+        assert not replace_document(stores, settings, doc_id, [source])["errors"]
+    stores.indices.refresh(index=alias)
+    yield
+    delete_documents(stores, settings, list(OLD_LINKS))
+
+
+def test_a_result_whose_link_ingest_now_refuses_is_listed_without_it(client, old_links):
+    answer = client.get("/api/search", query_string={"q": f"{OLD_WORD} escalation rota", "k": 20})
+    assert answer.status_code == 200
+    shown = {h["title"]: h["url"] for h in answer.get_json()["hits"] if h["title"].startswith("Rota old-")}
+    assert shown == {f"Rota {doc_id}": "" for doc_id in OLD_LINKS}
+    assert PASSWORD not in answer.get_data(as_text=True)
+
+
+def test_a_clicked_url_and_a_pasted_token_reach_the_search_log_redacted(app, client, stores, sample_corpus):
+    log_index = app.extensions["evident"]["settings"].opensearch.searchlog_index
+    answer = client.get("/api/search", query_string={"q": f"vpn https://vpn.example/setup?token={PASSWORD}"}).get_json()
+    app.extensions["evident"]["searchlog"].flush()
+    clicked = {"search_id": answer["search_id"], "url": f"https://wiki.example.com/x?sig={PASSWORD}", "rank": 1}
+    assert client.post("/api/click", json=clicked).status_code == 204
+    stores.indices.refresh(index=log_index)
+    entry = stores.get(index=log_index, id=answer["search_id"])["_source"]
+    assert PASSWORD not in json.dumps(entry)
+    assert entry["q"] == "vpn https://vpn.example/setup?token=***" and entry["clicked_url"].endswith("?sig=***")
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (taken and let go): an endpoint that is down."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_an_llm_endpoint_with_a_password_is_named_in_warnings_without_it(settings, searcher, worker, sample_corpus):
+    from api.app import create_app
+    from search.rewrite import load_rewriter
+    from search.searcher import Searcher
+
+    endpoint = f"http://evident:{PASSWORD}@127.0.0.1:{closed_port()}/v1"
+    configured = dataclasses.replace(settings, llm=dataclasses.replace(
+        settings.llm, base_url=endpoint, model="tiny", rewrite_queries=True))
+    rewriting = Searcher(configured, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
+                         searcher.reranker, load_rewriter(configured))
+    client = create_app(configured, searcher=rewriting).test_client()
+    history = [{"q": "How do I reset the VPN token?", "results": [{"url": "https://wiki.example/vpn", "title": "VPN"}]}]
+    answer = client.post("/api/search", json={"q": "and on a phone?", "history": history})
+    assert answer.status_code == 200
+    (warning,) = [w for w in answer.get_json()["warnings"] if "rewriting failed" in w]
+    assert f"http://evident:***@127.0.0.1:{endpoint.rsplit(':', 1)[1].split('/')[0]}/v1" in warning
+    assert PASSWORD not in answer.get_data(as_text=True)

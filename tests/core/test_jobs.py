@@ -96,3 +96,31 @@ def test_a_minute_of_activity_expires_by_itself(scratch, settings):
     client = redis.Redis.from_url(settings.redis.url)
     keys = list(client.scan_iter(f"{scratch.prefix}:activity:*"))
     assert len(keys) == 1 and 0 < client.ttl(keys[0]) <= ACTIVITY_KEEP_SECONDS
+
+
+def test_a_file_counts_once_however_often_its_task_comes_back(scratch):
+    job_id = scratch.create(2)
+    assert scratch.outcome(job_id, "a.html") is None
+    assert scratch.count(job_id, "done", "a.html")
+    assert not scratch.count(job_id, "failed", "a.html")  # delivered again after it counted: nothing changes
+    assert scratch.outcome(job_id, "a.html") == "done"
+    status = scratch.status(job_id)
+    assert (status.done, status.failed, status.finished, status.state) == (1, 0, False, "running")
+    assert [scratch.delivered(job_id, "b.pdf") for _ in range(3)] == [1, 2, 3]
+    assert scratch.count(job_id, "failed", "b.pdf")
+    assert scratch.status(job_id).state == "finished"
+    assert not scratch.count("nope", "done", "a.html")  # no such job: nothing is created
+    assert scratch.status("nope") is None
+
+
+def test_a_cancelled_job_finishes_as_cancelled_once_its_files_are_counted(scratch):
+    job_id = scratch.create(3)
+    scratch.count(job_id, "done", "a.html")
+    first = scratch.cancel(job_id)
+    assert first.cancel_requested and first.state == "cancelling" and scratch.cancel_requested(job_id)
+    assert scratch.cancel(job_id).cancel_requested == first.cancel_requested  # cancelling again keeps the first time
+    scratch.count(job_id, "cancelled", "b.html")
+    scratch.count(job_id, "cancelled", "c.html")
+    status = scratch.status(job_id)
+    assert (status.done, status.cancelled, status.finished, status.state) == (1, 2, True, "cancelled")
+    assert scratch.cancel("nope") is None and not scratch.cancel_requested(scratch.create(1))

@@ -11,6 +11,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 
+CTRL_C_PAGES = 20  # bench wiki pages ingested and left: a worker takes tens of seconds, Ctrl-C comes at once
 REQUIRED = {"id", "kind", "url", "title", "heading_path", "text", "context", "lang", "acl"}
 
 
@@ -66,7 +67,8 @@ def test_missing_path_is_an_error():
 
 
 def test_every_command_has_help():
-    for command in ("services", "init", "reindex", "parse", "ingest", "worker", "serve", "search", "eval", "demo"):
+    for command in ("services", "init", "reindex", "parse", "ingest", "worker", "serve", "search", "eval", "demo",
+                    "jobs"):
         result = evident(command, "--help")
         assert result.returncode == 0 and "usage: evident" in result.stdout, command
 
@@ -127,3 +129,43 @@ def test_reindex_swaps_the_alias_and_keeps_every_evidence(sample_corpus, stores,
     assert after_index == [report["to"]] and after_index != before_index
     assert not stores.indices.exists(index=before_index[0])
     assert stores.count(index=alias)["count"] == before_count == report["documents"]
+
+
+def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worker, jobs, stores, settings, tmp_path):
+    import shutil
+    import signal
+
+    from tests.conftest import SHARED_BENCH
+    from workers.submit import prune, wait_for_job
+
+    folder = tmp_path / "wiki"
+    folder.mkdir()
+    for page in sorted((SHARED_BENCH / "wiki" / "pages").glob("*.json"))[:CTRL_C_PAGES]:
+        shutil.copy(page, folder / page.name)
+    try:
+        following = subprocess.Popen([sys.executable, "-m", "evident.cli", "ingest", str(folder)], text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env={**os.environ, **index_env(settings)})
+        queued = next(line for line in following.stderr if " files queued" in line)
+        job_id = queued.split()[1].rstrip(":")
+        following.send_signal(signal.SIGINT)
+        _out, err = following.communicate(timeout=60)
+        assert following.returncode == 130, err
+        assert (f"job {job_id} goes on in the background: follow it with `evident jobs show {job_id}` (or GET "
+                f"http://127.0.0.1:8800/api/ingest/jobs/{job_id} as an admin), cancel it with "
+                f"`evident jobs cancel {job_id}`") in err
+
+        cancel = evident("jobs", "cancel", job_id, env=index_env(settings))
+        assert cancel.returncode == 0, cancel.stderr
+        assert cancel.stdout.startswith(job_id) and ("cancelling" in cancel.stdout or "cancelled" in cancel.stdout)
+        status = wait_for_job(jobs, job_id, timeout=600)
+        assert status.state == "cancelled" and status.cancelled >= 1, status
+        assert status.done + status.skipped + status.failed + status.cancelled == status.total == CTRL_C_PAGES
+        shown = evident("jobs", "show", job_id, env=index_env(settings))
+        assert shown.returncode == 0 and f"{job_id}  cancelled" in shown.stdout
+        listed = evident("jobs", "list", "--json", env=index_env(settings))
+        assert any(j["job_id"] == job_id and j["state"] == "cancelled" for j in json.loads(listed.stdout))
+        unknown = evident("jobs", "show", "nope", env=index_env(settings))
+        assert unknown.returncode == 1 and "no ingest job 'nope'" in unknown.stderr
+    finally:
+        prune(jobs, stores, settings, [str(folder)], [])

@@ -62,9 +62,9 @@ def test_anchor_problems_are_reported():
     anchors, problems = anchor_terms(records, PAGES)
     assert anchors == []
     assert problems == [
-        "index term 'Ledger' (missing.pdf page 1): file not found",
-        "index term 'Ledger' (accounts-part1.pdf page 9): page not found (the file has pages 1-2)",
-        "index term 'Accrual' (accounts-part1.pdf page 1): term not found on the page",
+        "index term 'Ledger' (missing.pdf page 1): file not found; the entry skipped",
+        "index term 'Ledger' (accounts-part1.pdf page 9): page not found (the file has pages 1-2); the entry skipped",
+        "index term 'Accrual' (accounts-part1.pdf page 1): term not found on the page; the entry skipped",
     ]
 
 

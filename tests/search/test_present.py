@@ -66,3 +66,24 @@ def test_highlight_terms_take_lemmas_carried_terms_translations_and_words():
                   ["lerntag"], {"en": {"lerntag": ["learn", "day"]}})
     assert highlight_terms(query) >= {"lerntag", "budget", "learn", "day", "lerntage"}
     assert "wie" not in highlight_terms(query)
+
+
+def _linked(url: str) -> Group:
+    item = _evidence(url, "passage", "buoy", 0.5)
+    item["_source"]["url"] = url
+    return Group([item], 0.5)
+
+
+def test_a_link_ingest_would_refuse_today_is_not_shown_from_an_older_index():
+    refused = ["javascript:alert(document.domain)", "data:text/html,<script>x</script>", "/spaces/OPS/pages/1",
+               "//evil.example/p", "http://user:secret@wiki.example/p", "https://wiki.example/p?token=abc",
+               "file:///srv/share/p.pdf"]
+    shown = hits([_linked(url) for url in refused], {"buoy"})
+    assert [h.url for h in shown] == [""] * len(refused) and all(h.title == "P" for h in shown)  # listed, no link
+    assert hits([_linked("https://wiki.example/p")], {"buoy"})[0].url == "https://wiki.example/p"
+
+
+def test_a_file_link_is_shown_only_under_the_configured_file_share():
+    shared = _linked("file:///srv/share/ops/rota.pdf#page=2")
+    assert hits([shared], set(), "file:///srv/share/")[0].url == "file:///srv/share/ops/rota.pdf#page=2"
+    assert hits([shared], set(), "file:///srv/other/")[0].url == ""

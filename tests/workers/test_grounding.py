@@ -3,7 +3,12 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
+from ingest.sources import SourceFile
 from tests.conftest import SHARED_BENCH
+
+PART = "records-theory-part1.pdf"  # a part of the bench's record theory, without an index of its own
 
 
 def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, settings, searcher, pruned_after,
@@ -28,7 +33,7 @@ def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, setting
     stores.indices.refresh(index=settings.opensearch.index_alias)
     terms = stores.search(index=settings.opensearch.index_alias, body={
         "size": 100, "query": {"bool": {"filter": [{"term": {"kind": "term"}},
-                                                   {"prefix": {"doc_id": f"terms:{tmp_path.name}/records"}}]}}})
+                                                   {"prefix": {"doc_id": f"terms:{tmp_path.resolve()}:{tmp_path.name}/records"}}]}}})
     anchors = {h["_source"]["meta"]["term"]: h["_source"] for h in terms["hits"]["hits"]}
     assert set(anchors) == {r.term for r in records}
     for record in records:
@@ -38,3 +43,41 @@ def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, setting
     record = records[len(records) // 2]
     top = searcher.search(SearchRequest(query=f"What is {record.term.lower()} in record theory?")).hits[0]
     assert top.url.endswith(f"{record.file}#page={record.page}")
+
+
+# -- a CSV is read only as an index, and says so when it is not one ---------------------------------------------
+@pytest.mark.parametrize("text, said", [
+    ("a,b\n1,2\n", "docs/notes.csv: 0 rows with a term, a file and a page; a CSV is read only as a back-of-book index"),
+    ("term,file,page\nFact,part.pdf,2\n", "docs/notes.csv: 1 rows with a term"),
+    ("term,file,page\n" + "x" * 200_000 + "\n", "docs/notes.csv: cannot be read as CSV (field larger than field limit"),
+    (" \n", "docs/notes.csv: the file is empty"),
+])
+def test_a_csv_that_is_not_an_index_is_refused_with_a_sentence(text, said):
+    from workers.grounding import index_records
+
+    with pytest.raises(ValueError) as refused:
+        index_records(SourceFile("docs/notes.csv", text.encode()))
+    assert str(refused.value).startswith(said) and str(refused.value).endswith("skipped")
+
+
+def test_a_pdf_that_is_not_an_index_is_just_a_document():
+    from workers.grounding import index_records
+
+    assert index_records(SourceFile("docs/manual.pdf", (SHARED_BENCH / "pdf" / PART).read_bytes())) == []
+
+
+def test_index_targets_are_read_only_inside_the_folder(tmp_path):
+    from workers.folder import discover
+    from workers.grounding import index_targets
+
+    (tmp_path / "outside.html").write_text("<p>secret</p>", encoding="utf-8")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(SHARED_BENCH / "pdf" / PART, folder / PART)
+    rows = [f"{term},{PART},1" for term in ("Record", "Act", "Fact")] + ["Secret,../outside.html,1"]
+    (folder / "index.csv").write_text("term,file,page\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    [index, _part], _, _ = discover([str(folder)])
+    targets, problems = index_targets(index, SourceFile(index.name, (folder / "index.csv").read_bytes()), "")
+    assert [t.name for t in targets] == [PART] and targets[0].source == str(folder.resolve())
+    assert problems == [f"index target refused: '../outside.html' climbs out of its folder with '..'; only files "
+                        f"inside {folder.resolve()} are read"]

@@ -21,6 +21,11 @@ INDEX_CSV = "term,file,page\n" + "".join(f"{term},{PART},{page}\n" for term, pag
     ("Aggregation", 4), ("Documentary bond", 4)))
 
 
+def doc(kind: str, folder, name: str) -> str:
+    """The id of a document of a folder ingest: its kind, the folder's absolute path, its name there."""
+    return f"{kind}:{folder.resolve()}:{folder.name}/{name}"
+
+
 def _manifest(folder, base: str = BASE) -> None:
     (folder / "manifest.json").write_text(json.dumps({"base": base}), encoding="utf-8")
 
@@ -60,9 +65,9 @@ def test_prune_removes_the_evidence_of_files_gone_from_their_folder(ingest, jobs
     (folder / "page.json").write_text(json.dumps(page), encoding="utf-8")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "manual.pdf")
     assert ingest(folder).done == 2
-    names = {f"{folder.name}/page.json", f"{folder.name}/manual.pdf"}
-    assert names <= set(jobs.ingested_files())
-    pdf_doc = f"pdf:{folder.name}/manual.pdf"
+    keys = {f"{folder.resolve()}:handbook/page.json", f"{folder.resolve()}:handbook/manual.pdf"}
+    assert keys <= set(jobs.ingested_files())
+    pdf_doc, page_doc = doc("pdf", folder, "manual.pdf"), f"confluence:{folder.resolve()}:{page['id']}"
     assert evidence_of(pdf_doc)
 
     (folder / "manual.pdf").unlink()
@@ -70,8 +75,8 @@ def test_prune_removes_the_evidence_of_files_gone_from_their_folder(ingest, jobs
     removed = prune(jobs, stores, settings, [str(folder)], found)
     assert list(removed) == [f"{folder.name}/manual.pdf"] and removed[f"{folder.name}/manual.pdf"] > 0
     assert evidence_of(pdf_doc) == []
-    assert jobs.ingested_files()[f"{folder.name}/page.json"] == [f"confluence:{page['id']}"]  # still there: kept
-    assert evidence_of(f"confluence:{page['id']}")
+    assert jobs.ingested_files()[f"{folder.resolve()}:handbook/page.json"] == [page_doc]  # still there: kept
+    assert evidence_of(page_doc)
     assert prune(jobs, stores, settings, [str(folder)], found) == {}
 
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "manual.pdf")
@@ -82,8 +87,8 @@ def test_prune_removes_the_evidence_of_files_gone_from_their_folder(ingest, jobs
     for path in folder.iterdir():  # an emptied folder takes all its files out of the index
         path.unlink()
     removed = prune(jobs, stores, settings, [str(folder)], [])
-    assert sorted(removed) == sorted(names)
-    assert evidence_of(pdf_doc) == [] == evidence_of(f"confluence:{page['id']}")
+    assert sorted(removed) == [f"{folder.name}/manual.pdf", f"{folder.name}/page.json"]
+    assert evidence_of(pdf_doc) == [] == evidence_of(page_doc)
 
 
 def test_the_worker_reads_nothing_from_the_submitting_machines_disk(worker, jobs, settings, stores, evidence_of, held,
@@ -110,13 +115,14 @@ def test_the_worker_reads_nothing_from_the_submitting_machines_disk(worker, jobs
     assert status.finished and status.done == 3 and status.failed == 0, status.errors
     assert bytes_in_redis() == 0  # read and deleted by the worker
 
-    page = evidence_of("html:no-shared-disk/onboarding.html")
+    page = evidence_of(doc("html", folder, "onboarding.html"))
     assert page and {e["url"] for e in page} == {f"{BASE}onboarding.html"}
-    pdf = evidence_of(f"pdf:no-shared-disk/{PART}")
+    pdf = evidence_of(doc("pdf", folder, PART))
     assert pdf and all(e["url"].startswith(f"{BASE}{PART}#page=") for e in pdf)
     terms = stores.search(index=settings.opensearch.index_alias, body={
         "size": 100, "query": {"bool": {"filter": [
-        {"term": {"doc_id": term_doc_id("no-shared-disk/index.csv", PART)}}, {"term": {"kind": "term"}}]}}})["hits"]["hits"]
+        {"term": {"doc_id": term_doc_id(SourceFile("no-shared-disk/index.csv", b"", source=str(folder.resolve())),
+                                               PART)}}, {"term": {"kind": "term"}}]}}})["hits"]["hits"]
     assert {h["_source"]["meta"]["term"] for h in terms} == {row.split(",")[0] for row in INDEX_CSV.split("\n")[1:-1]}
     assert all(h["_source"]["url"].startswith(f"{BASE}{PART}#page=") for h in terms)
     folder.mkdir()  # empty again, so that pruning after the test takes its files out of the index
@@ -134,15 +140,15 @@ def test_a_file_over_the_size_limit_is_recorded_and_the_rest_go_on(ingest, setti
     [error] = status.errors
     assert error["file"] == f"{tmp_path.name}/big.pdf" and error["path"] == str(tmp_path / "big.pdf")
     assert "over the limit of 10000" in error["reason"] and "EVIDENT_TRANSFER_MAX_FILE_BYTES" in error["reason"]
-    assert evidence_of(f"pdf:{tmp_path.name}/big.pdf") == []
-    assert evidence_of(f"html:{tmp_path.name}/small.html")
+    assert evidence_of(doc("pdf", tmp_path, "big.pdf")) == []
+    assert evidence_of(doc("html", tmp_path, "small.html"))
 
 
 def test_a_file_travels_whole_inline_or_through_redis_until_its_bytes_expire(jobs, settings):
     from workers.submit import content_tokens, pack, unpack
 
     file = SourceFile("docs/a.pdf", bytes(range(256)) * 8, url=f"{BASE}a.pdf", title="A", lang="de",
-                      acl=["hr"], acl_inherited=[["staff"]], users={"1": "Ann"})
+                      acl=["hr"], acl_inherited=[["staff"]], users={"1": "Ann"}, source="/corpus/docs")
     inline = pack(file, jobs, settings.transfer)
     assert "token" not in inline and unpack(json.loads(json.dumps(inline)), jobs) == file
     through_redis = pack(file, jobs, dataclasses.replace(settings.transfer, inline_max_bytes=1024))

@@ -14,6 +14,14 @@ RUNBOOK = SAMPLES / "wiki" / "pages" / "4456482.json"
 FILES_BASE = "https://files.example.org/"
 
 
+def doc_id_ending(evidence_of, ending: str) -> str:
+    """The id of the one indexed document whose id ends with ``ending`` (a page id, a file's name in its
+    folder): ids also name their source, whose path is the test's temporary folder."""
+    ids = {e["doc_id"] for e in evidence_of() if e["doc_id"].endswith(ending)}
+    assert len(ids) == 1, ids
+    return ids.pop()
+
+
 def test_sample_corpus_ingests_into_typed_evidence(sample_corpus, evidence_of):
     assert sample_corpus.failed == 0, sample_corpus.errors
     assert sample_corpus.done == sample_corpus.total >= 7
@@ -51,7 +59,7 @@ def test_removed_section_disappears_after_reingest(ingest, evidence_of, sectione
     page["_links"]["webui"] += "-copy"
     (folder / "copy.json").write_text(json.dumps(page), encoding="utf-8")
     assert ingest(folder).done == 1
-    doc_id = f"confluence:{page['id']}"
+    doc_id = doc_id_ending(evidence_of, f":{page['id']}")
     body = page["body"]["storage"]["value"]
     last_h2 = body.rindex("<h2>")
     heading = body[last_h2 + 4:body.index("</h2>", last_h2)]
@@ -78,7 +86,7 @@ def test_bad_files_are_recorded_and_do_not_stop_the_rest(ingest, evidence_of, pr
     reasons = {e["file"].split("/")[-1]: e["reason"] for e in status.errors}
     assert set(reasons) == {"broken.json", "truncated.pdf"}
     assert "broken.json" in reasons["broken.json"]
-    assert evidence_of(f"pdf:{tmp_path.name}/good.pdf")
+    assert evidence_of(doc_id_ending(evidence_of, f"{tmp_path.name}/good.pdf"))
 
 
 def test_a_file_without_a_url_is_refused_at_ingest_until_it_is_given_one(ingest, settings, evidence_of, pruned_after,
@@ -97,14 +105,14 @@ def test_a_file_without_a_url_is_refused_at_ingest_until_it_is_given_one(ingest,
     for error in status.errors:
         assert error["reason"].startswith(f"{error['file']}: ")
         assert "manifest.json" in error["reason"] and "EVIDENT_INGEST_FILES_BASE_URL" in error["reason"]
-    doc_ids = ("html:no-urls/page.html", "pdf:no-urls/manual.pdf", f"confluence:{page['id']}")
-    assert all(evidence_of(doc_id) == [] for doc_id in doc_ids)  # nothing of them is indexed
+    endings = ("no-urls/page.html", "no-urls/manual.pdf", f":{page['id']}")
+    assert not [e for e in evidence_of() if e["doc_id"].endswith(endings)]  # nothing of them is indexed
 
     monkeypatch.setattr(settings.ingest, "files_base_url", FILES_BASE)  # EVIDENT_INGEST_FILES_BASE_URL
     status = ingest(folder)
     assert (status.done, status.failed) == (3, 0), status.errors
-    assert {e["url"] for e in evidence_of("html:no-urls/page.html")} == {f"{FILES_BASE}page.html"}
-    assert {e["url"] for e in evidence_of(f"confluence:{page['id']}")} == {f"{FILES_BASE}page.json"}
+    assert {e["url"] for e in evidence_of(doc_id_ending(evidence_of, "no-urls/page.html"))} == {f"{FILES_BASE}page.html"}
+    assert {e["url"] for e in evidence_of(doc_id_ending(evidence_of, f":{page['id']}"))} == {f"{FILES_BASE}page.json"}
 
 
 # -- the LLM summary view --------------------------------------------------------------------------
@@ -141,3 +149,84 @@ def test_unreachable_endpoint_keeps_the_extractive_summary_and_says_so(settings,
     assert len(result["warnings"]) == 1 and "kept the extractive summary" in result["warnings"][0]
     summaries = _summaries(evidence_of, result["doc_id"])
     assert summaries and "LLM-WRITTEN SUMMARY" not in summaries
+
+
+# -- a job always finishes: redelivery, cancelling, the unexpected ----------------------------------
+TASK_WAIT = 300  # seconds one task may take here, the models loading first included
+
+
+def _task_arguments(jobs, settings, tmp_path, *names: str) -> dict[str, dict]:
+    """Task arguments of sample HTML pages copied under ``names`` into a folder with a files base URL."""
+    from workers.folder import discover
+    from workers.submit import file_task
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"base": FILES_BASE}), encoding="utf-8")
+    for name in names:
+        shutil.copy(SAMPLES / "site" / "handbook" / "onboarding.html", folder / name)
+    files, missing, _skipped = discover([str(folder)])
+    assert not missing
+    return {item.name: file_task(item, jobs, settings)[0] for item in files}
+
+
+def _run(worker, job_id: str, name: str, arguments: dict) -> dict:
+    """One task through the broker and the worker, as a delivery of it; returns what the task returned."""
+    return worker.send_task("evident.ingest_file", kwargs={"job_id": job_id, "name": name, "force": True,
+                                                            **arguments}).get(timeout=TASK_WAIT)
+
+
+def test_a_task_delivered_again_after_it_counted_counts_nothing(worker, jobs, settings, pruned_after, tmp_path):
+    pruned_after(tmp_path / "pages")
+    (name, arguments), = _task_arguments(jobs, settings, tmp_path, "a.html").items()
+    job_id = jobs.create(1)
+    assert _run(worker, job_id, name, arguments)["outcome"] == "done"
+    again = _run(worker, job_id, name, arguments)  # its worker died after counting, before acknowledging it
+    assert again == {"file": name, "outcome": "done", "counted": "before"}
+    status = jobs.status(job_id)
+    assert (status.done, status.failed, status.state) == (1, 0, "finished") and not status.errors
+
+
+def test_a_file_its_worker_died_on_each_time_is_recorded_as_failed(worker, jobs, settings, tmp_path):
+    (name, arguments), = _task_arguments(jobs, settings, tmp_path, "oom.html").items()
+    job_id = jobs.create(1)
+    for _ in range(settings.worker.max_deliveries):  # three deliveries whose worker was killed (out of memory)
+        jobs.delivered(job_id, name)
+    result = _run(worker, job_id, name, arguments)
+    status = jobs.status(job_id)
+    assert result["outcome"] == "failed" and (status.failed, status.finished) == (1, True)
+    assert [e["reason"] for e in status.errors] == [
+        f"{name}: its worker stopped (killed, or out of memory) each of the 3 times it read it "
+        "([worker] max_deliveries 3); skipped"]
+
+
+def test_the_files_of_a_cancelled_job_are_not_read(worker, jobs, settings, evidence_of, tmp_path):
+    tasks = _task_arguments(jobs, settings, tmp_path, "one.html", "two.html")
+    job_id = jobs.create(len(tasks))
+    assert jobs.cancel(job_id).state == "cancelling"
+    for name, arguments in tasks.items():
+        assert _run(worker, job_id, name, arguments)["outcome"] == "cancelled"
+    status = jobs.status(job_id)
+    assert (status.done, status.cancelled, status.state) == (0, 2, "cancelled")
+    assert not [e for e in evidence_of() if e["doc_id"].endswith(("one.html", "two.html"))]
+
+
+def test_an_unexpected_error_is_a_sentence_and_the_job_goes_on(worker, jobs, settings, stores, pruned_after,
+                                                               tmp_path):
+    pruned_after(tmp_path / "pages")
+    tasks = _task_arguments(jobs, settings, tmp_path, "good.html", "odd.html")
+    odd = next(name for name in tasks if name.endswith("odd.html"))
+    tasks[odd]["file"]["written_by"] = "a newer submitter"  # a field this worker's SourceFile does not know
+    job_id = jobs.create(len(tasks))
+    for name, arguments in tasks.items():
+        worker.send_task("evident.ingest_file", kwargs={"job_id": job_id, "name": name, "force": True, **arguments})
+    from workers.submit import wait_for_job
+
+    status = wait_for_job(jobs, job_id, TASK_WAIT)
+    assert (status.done, status.failed, status.state) == (1, 1, "finished")
+    reason, = [e["reason"] for e in status.errors]
+    assert reason.startswith(f"{odd}: could not be read as HTML (TypeError: ") and reason.endswith("); skipped")
+    assert "written_by" in reason
+    # Done means searchable: found at once, with no refresh by the test.
+    found = stores.search(index=settings.opensearch.index_alias, body={"query": {"wildcard": {"doc_id": "*good.html"}}})
+    assert found["hits"]["hits"]

@@ -157,10 +157,11 @@ class ConfluenceSync(SyncRun):
         try:
             users = self.client.users(sorted({m.decode() for m in MENTION.findall(data)}))
         except SourceError as exc:  # a token that may not read profiles: mentions keep their ids
-            self.record(name, f"warning: user names not read ({exc})")
+            self.record(name, f"warning: user names not read ({exc}); its mentions show account ids instead")
             users = {}
         try:
-            indexed = self.index(SourceFile(name=name, data=data, acl_inherited=inherited, users=users))
+            indexed = self.index(SourceFile(name=name, data=data, acl_inherited=inherited, users=users,
+                                            source=self.name))
         except ItemError as exc:
             self.record(name, str(exc))
             self.count("failed")
@@ -170,6 +171,9 @@ class ConfluenceSync(SyncRun):
         trail = [*indexed.parsed.document.breadcrumb, indexed.parsed.document.title]
         record["attachments"] = self.sync_attachments(page, own, inherited, trail, (known or {}).get("attachments", {}))
         record["doc_ids"] += [a["doc_id"] for a in record["attachments"].values() if a.get("doc_id")]
+        stale = [d for d in (known or {}).get("doc_ids", []) if d not in record["doc_ids"]]
+        if stale:  # ids the page had before they named their source
+            self.delete(stale)
         self.store.set_item(self.name, page.id, record)
         self.count("updated" if known else "added")
 
@@ -201,7 +205,7 @@ class ConfluenceSync(SyncRun):
         try:
             data = self.client.download(att)
             indexed = self.index(SourceFile(name=name, data=data, url=att.download, title=att.title, acl=own,
-                                            acl_inherited=inherited, breadcrumb=trail))
+                                            acl_inherited=inherited, breadcrumb=trail, source=self.name))
         except TooLarge as exc:
             self.record(name, f"skipped: {exc}")
             self.count("attachments_skipped")

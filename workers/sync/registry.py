@@ -3,7 +3,8 @@ API share.
 
 A registration is checked before it is kept (the URL, the deployment, the scope, the interval, the space
 groups) and holds no secret: only the names of the environment variables or files the worker reads the
-token and user from.
+token and user from. What ``describe`` shows is redacted besides (``core.urls.redact``): a URL registered
+with ``user:password@`` or a ``?token=`` is shown without them, and so is any recorded error quoting one.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from core.index import delete_documents
 from core.jobs import JobStore
 from core.settings import Settings
 from core.sources import SOURCE_KINDS, SourceEntry, SourceStore
+from core.urls import redact
 from workers.connectors.confluence.access import parse_space_groups
 from workers.connectors.confluence.models import DEPLOYMENTS
 from workers.connectors.site.models import SiteConfig
@@ -87,7 +89,7 @@ def typed_options(kind: str, options: dict) -> dict:
 def _check_confluence(options: dict) -> None:
     url = options.get("url", "")
     if not url.startswith(("http://", "https://")):
-        raise ValueError(f"url {url!r}: expected the wiki's http(s) base URL")
+        raise ValueError(f"url {redact(url)!r}: expected the wiki's http(s) base URL")
     if options.get("deployment", "cloud") not in DEPLOYMENTS:
         raise ValueError(f"deployment {options.get('deployment')!r}: expected one of {', '.join(DEPLOYMENTS)}")
     if not (options.get("token_env") or options.get("token_file")):
@@ -131,12 +133,15 @@ def describe(store: SourceStore, jobs: JobStore, entry: SourceEntry) -> dict:
         next_run = "now" if not started or checkpoint else \
             time.strftime("%Y-%m-%dT%H:%M:%S+00:00",
                           time.gmtime(_timestamp(started) + entry.every_seconds))
-    return {**asdict(entry), "items": store.item_count(entry.name), "cursor": state["cursor"],
+    errors = [e for e in jobs.recent_errors() if e.get("job") == f"source:{entry.name}"][:ERRORS_SHOWN]
+    return {**asdict(entry), "options": {k: redact(v) if isinstance(v, str) else v for k, v in entry.options.items()},
+            "items": store.item_count(entry.name), "cursor": state["cursor"],
             "syncs": state["syncs"], "last_sync": last, "next_sync": next_run,
             "running": store.lock(entry.name, 1).locked(),
-            "errors": [e for e in jobs.recent_errors() if e.get("job") == f"source:{entry.name}"][:ERRORS_SHOWN],
-            "under_way": {k: checkpoint[k] for k in ("phase", "started", "counts", "error") if checkpoint.get(k)}
-            if checkpoint else None}
+            # Errors recorded before record_error redacted are redacted here, on their way out.
+            "errors": [e | {"file": redact(e.get("file", "")), "reason": redact(e.get("reason", ""))} for e in errors],
+            "under_way": {k: redact(v) if isinstance(v, str) else v for k, v in checkpoint.items()
+                          if k in ("phase", "started", "counts", "error") and v} if checkpoint else None}
 
 
 def _timestamp(iso: str) -> float:

@@ -21,6 +21,7 @@ from redis.exceptions import LockError
 
 from core.index import delete_documents
 from core.sources import SourceEntry, SourceStore
+from core.urls import link_problem
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.pipeline import evidence_for
 from ingest.sources import SourceFile
@@ -125,18 +126,23 @@ class SyncRun:
         self.ctx.jobs.record_error(f"source:{self.name}", item, reason)
 
     def index(self, file: SourceFile) -> Indexed:
-        """Parse, embed and write one document; ``ItemError`` when that cannot be done."""
+        """Parse, embed and write one document; ``ItemError`` when that cannot be done. A document whose link
+        may not be a result link (``core.urls.link_problem``: a ``javascript:`` base, credentials) is refused
+        before anything of it is written, as folder ingest refuses one."""
         settings = self.ctx.settings
         try:
-            with self.ctx.jobs.keyword_stats() as stats:
+            with self.ctx.jobs.keyword_stats() as stats:  # a refused document counts nothing into the statistics
                 parsed, evidence = evidence_for(file, settings.ingest, self.ctx.lemmatizer, stats)
+                problem = link_problem(parsed.document.url, settings.ingest.files_base_url)
+                if problem:
+                    raise ItemError(f"{file.name}: {problem}, so it was not indexed")
         except ParseError as exc:
-            raise ItemError(str(exc)) from exc
+            raise ItemError(f"{exc}; not indexed") from exc
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         try:
             written = write_evidence(self.ctx, parsed.document.doc_id, evidence)
         except RuntimeError as exc:  # evidence OpenSearch refused (a mapping conflict, a field too large)
-            raise ItemError(f"{file.name}: {exc}") from exc
+            raise ItemError(f"{file.name}: {exc}; not indexed") from exc
         for warning in warnings:
             self.record(file.name, f"warning: {warning}")
         return Indexed(parsed.document.doc_id, parsed, written["written"])

@@ -65,7 +65,7 @@ class SiteSync(SyncRun):
 
     def fetched(self, event: Fetched, record: dict | None) -> None:
         try:
-            indexed = self.index(SourceFile(name=event.source_name, data=event.data, url=event.url))
+            indexed = self.index(SourceFile(name=event.source_name, data=event.data, url=event.url, source=self.name))
         except ItemError as exc:
             self.record(event.url, str(exc))
             self.count("failed")

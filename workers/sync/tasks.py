@@ -3,8 +3,8 @@
 ``evident.sync_source`` takes the source's lock without waiting: when another task holds it, the sync is
 already under way and this one answers ``busy``. A sync that ran out of its page budget queues its own
 continuation after letting the lock go, so other sources' tasks get their turn in between. A source that
-cannot be reached or is misconfigured fails this task with the reason recorded; its checkpoint stays,
-and the next sync continues from it.
+cannot be reached or is misconfigured fails this task with the reason recorded (a sentence, redacted: it
+is also the task's result, which Celery logs); its checkpoint stays, and the next sync continues from it.
 """
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from celery import shared_task
 from requests import RequestException
 
 from core.sources import SourceStore
+from core.urls import redact
 from workers.connectors.confluence.connector import SourceError
 from workers.sync.confluence import ConfluenceSync
 from workers.sync.run import SourceConfigError
@@ -41,9 +42,10 @@ def sync_source(self: EvidentTask, *, name: str, full: bool = False) -> dict:
     try:
         run = SYNCS[entry.kind](ctx, store, entry, full=full)
     except (SourceConfigError, ValueError) as exc:
-        ctx.jobs.record_error(f"source:{name}", name, str(exc))
-        store.save_checkpoint(name, error=str(exc))
-        return {"source": name, "outcome": "failed", "reason": str(exc)}
+        reason = redact(f"{exc}; the sync did not start (register the source again with what is missing)")
+        ctx.jobs.record_error(f"source:{name}", name, reason)
+        store.save_checkpoint(name, error=reason)
+        return {"source": name, "outcome": "failed", "reason": reason}
     with run.locked() as holding:
         if not holding:
             return {"source": name, "outcome": "busy"}
@@ -52,9 +54,11 @@ def sync_source(self: EvidentTask, *, name: str, full: bool = False) -> dict:
                 store.reset(name)
             finished = run.step()
         except (SourceError, RequestException) as exc:
-            ctx.jobs.record_error(f"source:{name}", name, f"{type(exc).__name__}: {exc}")
-            store.save_checkpoint(name, error=f"{type(exc).__name__}: {exc}")
-            return {"source": name, "outcome": "failed", "reason": str(exc)}
+            reason = redact(f"the sync stopped ({type(exc).__name__}: {exc}); what it indexed stays, and the "
+                            f"next sync continues from where this one stopped")
+            ctx.jobs.record_error(f"source:{name}", name, reason)
+            store.save_checkpoint(name, error=reason)
+            return {"source": name, "outcome": "failed", "reason": reason}
     if not finished:
         sync_source.apply_async(kwargs={"name": name})
         return {"source": name, "outcome": "continued"}

@@ -32,6 +32,7 @@ from evident.stack.supervisor import Program, Supervisor, render_program
 services = pytest.mark.services
 OWN_OPENSEARCH_PORT = 9211  # the up/down test's node, beside the session's
 OWN_REDIS_PORT = 6391  # the up/down tests' Redis, beside the session's
+WORKER_TASK_WAIT = 300  # seconds a fresh worker may take to load its models and run one small task
 
 
 # ------------------------------------------------------------------ helpers
@@ -290,7 +291,8 @@ def test_redis_kept_by_supervisord(own):
 
 
 @services
-def test_worker_and_beat_run_under_supervisord(own):
+def test_worker_and_beat_run_under_supervisord(own, capsys):
+    own.services.worker_concurrency = 1  # one pool process loading the models is enough here
     assert launcher.up(own, ("redis", "worker", "beat")) == ["redis", "worker", "beat"]
     sv = Supervisor(Path(own.services.state_dir))
     deadline = time.monotonic() + 120
@@ -301,6 +303,17 @@ def test_worker_and_beat_run_under_supervisord(own):
     assert f":{own.services.redis_port}/0" in sv.log_tail("worker", 200)  # its broker is our Redis
     assert launcher.status(own)["worker"][0] and launcher.status(own)["beat"][0]
     pids = [sv.info(name)["pid"] for name in ("redis", "worker", "beat")]
+    # A task done: its pool process loaded the models (the venv, the embedding model, spaCy's data) first.
+    from workers.app import create_app
+
+    assert create_app(own).send_task("evident.schedule_sources").get(timeout=WORKER_TASK_WAIT) == []  # no source is due
+    if os.geteuid() == 0:  # under root the service user runs them, at home in the state dir, or a warning says why not
+        uid = opensearch.ensure_service_user()[0]
+        stayed_root = "warning: the worker and beat run as root: user 'evident' cannot enter" in capsys.readouterr().err
+        runs_as = 0 if stayed_root else uid
+        assert [Path(f"/proc/{pid}").stat().st_uid for pid in pids[1:]] == [runs_as, runs_as]
+        schedule = list(Path(own.services.state_dir).glob("*/celerybeat-schedule*"))  # dbm may add a suffix
+        assert schedule and all(path.stat().st_uid == runs_as for path in schedule)
     launcher.down(own)
     assert not any(_alive(pid) for pid in pids)
 

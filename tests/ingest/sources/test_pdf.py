@@ -97,7 +97,7 @@ def test_a_failing_page_is_recorded_and_the_others_proceed(monkeypatch):
 
     monkeypatch.setattr(pdf_module, "text_lines", flaky)
     parsed = parse(builders.structured_pdf())
-    assert parsed.errors == ["page 2: unreadable page (RuntimeError: boom)"]
+    assert parsed.errors == ["doc.pdf: page 2 could not be read (RuntimeError: boom); the page skipped"]
     assert {b.page for b in parsed.blocks} == {1, 3}
 
 
@@ -123,17 +123,18 @@ def test_zero_pages():
 
 
 def test_corrupt_not_a_pdf_and_empty():
-    assert _reason(b"%PDF-1.4\ngarbage garbage\n%%EOF\n") == "corrupt PDF: FileDataError: Failed to open stream"
+    assert _reason(b"%PDF-1.4\ngarbage garbage\n%%EOF\n") == \
+        "corrupt PDF that cannot be opened (FileDataError: Failed to open stream)"
     assert _reason(b"%PDF-1.4\n").startswith("truncated PDF")
     assert _reason(b"<html>not a pdf</html>") == "not a PDF (no %PDF- header)"
-    assert _reason(b"") == "empty file"
+    assert _reason(b"") == "empty file (no bytes, or only whitespace)"
 
 
 def test_damaged_but_repairable_pdf_is_parsed_with_a_note():
     data = builders.structured_pdf()
     at = data.rfind(b"startxref")
     parsed = parse(data[:at] + b"startxref\n99\n%%EOF\n")
-    assert len(parsed.errors) == 1 and parsed.errors[0].startswith("damaged PDF repaired on reading")
+    assert len(parsed.errors) == 1 and parsed.errors[0].startswith("doc.pdf: damaged PDF repaired on reading")
     assert len(of_kind(parsed, "pdf_page")) == 3
 
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 import re
 import shutil
 
+import pytest
+
+from ingest.blocks import ParseError
 from ingest.config import IngestConfig
 from ingest.sources.pdf import PdfSource
 from ingest.sources.pdf_ocr import _tsv_lines
@@ -37,26 +40,29 @@ def test_mixed_pdf_reads_text_and_ocrs_the_image_page():
 
 def test_ocr_unavailable_is_a_page_error():
     parsed = parse(builders.mixed_pdf(), "mixed.pdf", source=PdfSource(tesseract_cmd="/nonexistent/tesseract"))
-    assert parsed.errors == ["page 2: no text layer and OCR unavailable (tesseract not found)"]
+    assert parsed.errors == ["mixed.pdf: page 2: no text layer and OCR unavailable (tesseract not found); "
+                             "the page skipped"]
     assert {b.page for b in parsed.blocks} == {1}
     assert of_kind(parsed, "passage")[0].text.startswith("Employees enter the building")
 
 
 def test_ocr_language_data_missing():
-    parsed = parse(builders.scanned_pdf(), config=IngestConfig(ocr_languages="qqq"))
-    assert parsed.errors == ["page 1: no text layer and OCR unavailable (no tesseract language data for qqq)"]
-    assert parsed.blocks == []
+    with pytest.raises(ParseError) as refused:
+        parse(builders.scanned_pdf(), config=IngestConfig(ocr_languages="qqq"))
+    assert str(refused.value) == ("doc.pdf: none of its 1 page(s) could be read (page 1: no text layer and OCR "
+                                  "unavailable (no tesseract language data for qqq)); skipped")
 
 
 def test_ocr_uses_the_languages_that_are_installed():
     parsed = parse(builders.scanned_pdf(), config=IngestConfig(ocr_languages="eng+qqq", ocr_dpi=200))
-    assert parsed.errors == ["OCR language data missing for qqq; used eng"]
+    assert parsed.errors == ["doc.pdf: OCR language data missing for qqq; read with eng instead"]
     assert "visitor badge" in of_kind(parsed, "pdf_page")[0].text
 
 
 def test_enormous_page_is_not_ocred():
     parsed = parse(builders.huge_scanned_pdf(), source=PdfSource(tesseract_cmd=shutil.which("tesseract")))
-    assert parsed.errors == ["page 1: page too large to OCR (100 x 100 in, 900 Mpixel at 300 dpi)"]
+    assert parsed.errors == ["doc.pdf: page 1: page too large to OCR (100 x 100 in, 900 Mpixel at 300 dpi); "
+                             "the page skipped"]
     assert [b.page for b in of_kind(parsed, "passage")] == [2]
 
 

@@ -98,6 +98,15 @@ def test_resume_from_a_saved_next_link_continues_without_repeats(client, wiki):
     assert wiki.count("/rest/api/content/search") == 1 + resumed.requests_made
 
 
+def test_a_link_naming_another_host_is_followed_on_the_configured_wiki_so_the_token_stays_there(client, wiki):
+    listing = client.list_pages()
+    first = next(listing)
+    listing.close()
+    elsewhere = "http://intruder.invalid:9" + first.next_link  # an answer that names some other server
+    rest = [ref.id for answer in client.list_pages(resume=elsewhere) for ref in answer.items]
+    assert sorted([ref.id for ref in first.items] + rest) == sorted(BENCH_PAGES)
+
+
 def test_pages_edited_during_a_listing_hide_no_other_page(client, wiki):
     listing = client.list_pages()
     first = next(listing)

@@ -2,11 +2,7 @@
 SIGKILL without touching the session's worker, and the Confluence and site stand-ins on loopback."""
 from __future__ import annotations
 
-import dataclasses
 import os
-import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -14,6 +10,7 @@ from opensearchpy import helpers
 
 from tests.conftest import SHARED_BENCH, TEST_ALIAS, TEST_REDIS_DB
 from tests.standins.confluence import TOKEN, USER
+from tests.workers.worker_process import WorkerProcess, isolated_settings
 
 SYNC_ALIAS = f"sync-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templates may not overlap
 SYNC_REDIS_DB = int(os.environ.get("EVIDENT_TEST_SYNC_REDIS_DB", (TEST_REDIS_DB + 8) % 16))  # away from 0, the stack's
@@ -25,61 +22,17 @@ WORKER_ENV = {"EVIDENT_SOURCES_LOCK_SECONDS": "6", "EVIDENT_SOURCES_ITEMS_PER_TA
               "EVIDENT_SOURCES_REQUESTS_PER_SECOND": "0", "EVIDENT_SOURCES_MAX_ATTACHMENT_BYTES": "200000",
               "EVIDENT_SOURCES_OVERLAP_SECONDS": "120",
               "WIKI_TOKEN": TOKEN, "WIKI_USER": USER}
-WORKER_READY = 180  # seconds a new worker process may take to answer a ping: it loads the models first
 SYNC_WAIT = 600  # seconds a sync of the bench wiki may take here, retries and a 429 storm included
 
 
 @pytest.fixture(scope="module")
 def sync_settings(settings, stores):
-    from core.index import init_index
-    from core.jobs import JobStore
-
-    sync = dataclasses.replace(
-        settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=SYNC_ALIAS),
-        redis=dataclasses.replace(settings.redis, url=settings.redis.url.rsplit("/", 1)[0] + f"/{SYNC_REDIS_DB}"))
-    for index in stores.indices.get(index=f"{SYNC_ALIAS}-*", ignore_unavailable=True) or {}:
-        stores.indices.delete(index=index)
-    init_index(stores, sync)
-    JobStore.from_url(sync.redis.url).clear_database()
-    return sync
-
-
-class WorkerProcess:
-    """``evident worker`` as its own process, started, killed with SIGKILL and started again by a test."""
-
-    def __init__(self, settings):
-        self.settings = settings
-        self.process: subprocess.Popen | None = None
-        from workers.app import create_app
-
-        self.app = create_app(settings)
-
-    def start(self) -> None:
-        env = {**os.environ, **WORKER_ENV, "EVIDENT_OPENSEARCH_INDEX_ALIAS": self.settings.opensearch.index_alias,
-               "EVIDENT_REDIS_URL": self.settings.redis.url}
-        self.process = subprocess.Popen([sys.executable, "-m", "evident.cli", "worker", "--loglevel", "WARNING"],
-                                        env=env, start_new_session=True)
-        deadline = time.monotonic() + WORKER_READY
-        while not self.app.control.ping(timeout=1):
-            assert self.process.poll() is None, "the worker process exited"
-            assert time.monotonic() < deadline, "the worker did not answer in time"
-
-    def kill(self) -> None:
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-    def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.kill()
+    return isolated_settings(settings, stores, SYNC_ALIAS, SYNC_REDIS_DB)
 
 
 @pytest.fixture(scope="module")
 def sync_worker(sync_settings):
-    worker = WorkerProcess(sync_settings)
+    worker = WorkerProcess(sync_settings, WORKER_ENV)
     worker.start()
     yield worker
     worker.stop()

@@ -22,13 +22,14 @@ def bench_pages() -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((WIKI / "pages").glob("*.json"))}
 
 
-def reference_evidence(settings) -> dict[str, tuple]:
-    """What the folder ingest makes of the bench pages: evidence id -> (kind, text, context, title)."""
+def reference_evidence(settings, source: str) -> dict[str, tuple]:
+    """What the folder ingest makes of the bench pages, as pages of ``source`` (a document's id names its source,
+    the page id is the rest): evidence id -> (kind, text, context, title)."""
     users = {u["accountId"]: u["displayName"]
              for u in json.loads((WIKI / "users.json").read_text(encoding="utf-8"))["results"]}
     lemmatizer, found = Lemmatizer(), {}
     for path in sorted((WIKI / "pages").glob("*.json")):
-        _parsed, evidence = evidence_for(SourceFile(name=path.name, data=path.read_bytes(), users=users),
+        _parsed, evidence = evidence_for(SourceFile(name=path.name, data=path.read_bytes(), users=users, source=source),
                                          settings.ingest, lemmatizer)
         found.update({e.id: (e.kind, e.text, e.context, e.title) for e in evidence})
     return found
@@ -62,8 +63,8 @@ def test_a_full_sync_indexes_what_the_folder_ingest_does(wiki, sync_worker, sour
     standin, name = wiki
     started = time.monotonic()
     last = run_sync(sync_worker, sources, name)
-    pages = indexed(stores, sync_settings, "confluence:")
-    assert as_reference(pages) == reference_evidence(sync_settings)
+    pages = indexed(stores, sync_settings, f"confluence:{name}:")
+    assert as_reference(pages) == reference_evidence(sync_settings, name)
     assert {s["url"].split("#")[0] for s in pages.values()} == \
         {p["_links"]["base"] + p["_links"]["webui"] for p in bench_pages().values()}
     assert last["counts"]["added"] == len(bench_pages())
@@ -105,18 +106,18 @@ def test_incremental_syncs_follow_edits_deletions_and_restrictions(wiki, sync_wo
     last = run_sync(sync_worker, sources, name)
     assert edited in standin.bodies_fetched()
     assert last["counts"]["deleted"] == 2
-    texts = [s["text"] for s in indexed(stores, sync_settings, f"confluence:{edited}").values()]
+    texts = [s["text"] for s in indexed(stores, sync_settings, f"confluence:{name}:{edited}").values()]
     assert any("zeppelin" in t for t in texts)
-    assert not indexed(stores, sync_settings, f"confluence:{deleted}")
-    assert not indexed(stores, sync_settings, f"confluence:{archived}")
+    assert not indexed(stores, sync_settings, f"confluence:{name}:{deleted}")
+    assert not indexed(stores, sync_settings, f"confluence:{name}:{archived}")
     for doc in (parent, child):
-        assert not readers(stores, sync_settings, f"confluence:{doc}", ["eng", "user:someone"])
-        assert readers(stores, sync_settings, f"confluence:{doc}", ["leadership"])
+        assert not readers(stores, sync_settings, f"confluence:{name}:{doc}", ["eng", "user:someone"])
+        assert readers(stores, sync_settings, f"confluence:{name}:{doc}", ["leadership"])
 
     standin.unrestrict(parent)
     run_sync(sync_worker, sources, name)
     for doc in (parent, child):
-        assert readers(stores, sync_settings, f"confluence:{doc}", [])
+        assert readers(stores, sync_settings, f"confluence:{name}:{doc}", [])
 
 
 def test_a_429_storm_ends_in_a_complete_index(wiki, sync_worker, sources, stores, sync_settings):
@@ -126,7 +127,8 @@ def test_a_429_storm_ends_in_a_complete_index(wiki, sync_worker, sources, stores
     last = run_sync(sync_worker, sources, name)
     throttled = sum(1 for entry in standin.log if entry.status == 429)
     assert throttled > 0
-    assert as_reference(indexed(stores, sync_settings, "confluence:")) == reference_evidence(sync_settings)
+    assert as_reference(indexed(stores, sync_settings, f"confluence:{name}:")) == \
+        reference_evidence(sync_settings, name)
     print(f"\n429 storm: {last['counts']['requests']} requests, {throttled} answered 429, "
           f"{time.monotonic() - started:.0f} s")
 
@@ -144,8 +146,8 @@ def test_a_worker_killed_mid_sync_loses_and_duplicates_nothing(bodies, wiki, syn
     at_kill = len(standin.bodies_fetched())
     sync_worker.start()
     run_sync(sync_worker, sources, name)
-    found = indexed(stores, sync_settings, "confluence:")
-    reference = reference_evidence(sync_settings)
+    found = indexed(stores, sync_settings, f"confluence:{name}:")
+    reference = reference_evidence(sync_settings, name)
     lost, extra = set(reference) - set(found), set(found) - set(reference)
     print(f"\nkilled after {at_kill} page bodies, {len(standin.bodies_fetched())} fetched in all: lost {len(lost)}, "
           f"duplicated or stale {len(extra)}")

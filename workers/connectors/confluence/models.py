@@ -7,9 +7,10 @@ id of a user (Cloud: ``accountId``; Data Center: user name or ``userKey``) and t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from core.settings import SourcesConfig
+from core.urls import redact
 from ingest.sources.confluence import restriction_principals
 
 DEPLOYMENTS = ("cloud", "data-center")
@@ -38,13 +39,14 @@ class ConfluenceConfig:
     def __post_init__(self) -> None:
         self.url = self.url.rstrip("/")
         if not self.url.startswith(("http://", "https://")):
-            raise ValueError(f"Confluence url {self.url!r}: expected an http(s) base URL")
+            raise ValueError(f"Confluence url {redact(self.url)!r}: expected an http(s) base URL")
         if self.deployment not in DEPLOYMENTS:
             raise ValueError(f"Confluence deployment {self.deployment!r}: expected one of {', '.join(DEPLOYMENTS)}")
         if not self.token:
-            raise ValueError(f"Confluence at {self.url}: no token given")
+            raise ValueError(f"Confluence at {redact(self.url)}: no token given")
         if self.deployment == "cloud" and not self.user:
-            raise ValueError(f"Confluence Cloud at {self.url}: the account e-mail (user) is needed with the token")
+            raise ValueError(f"Confluence Cloud at {redact(self.url)}: the account e-mail (user) is needed with "
+                             f"the token")
         if self.page_size < 1:
             raise ValueError(f"Confluence page_size {self.page_size}: expected at least 1")
         self.attachments = [ext.lower().lstrip(".") for ext in self.attachments]
@@ -52,10 +54,13 @@ class ConfluenceConfig:
 
 def absolute_url(base_url: str, link: str) -> str:
     """A ``_links`` path (relative to the base, context path included in the base) as an absolute URL under
-    ``base_url``; a link that already carries the context path, or a whole URL, is taken as it is."""
-    if link.startswith(("http://", "https://")):
-        return link
+    ``base_url``; a link that already carries the context path is put on the base's scheme and host. A whole
+    URL is read as its path and query alone: the credentials go with every request, so a link naming another
+    host (the server's own idea of its name, or a hostile answer) is asked of the configured wiki, never of it."""
     parts = urlsplit(base_url)
+    if link.startswith(("http://", "https://", "//")):
+        whole = urlsplit(link)
+        link = urlunsplit(("", "", whole.path, whole.query, ""))
     if parts.path and link.startswith(parts.path + "/"):
         return f"{parts.scheme}://{parts.netloc}{link}"
     return base_url + link

@@ -45,6 +45,9 @@ GONE_STATUSES = {404: "not found", 410: "gone", 401: "needs a login", 403: "forb
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 MAX_SITEMAP_FILES = 100  # sitemaps read per crawl: 100 x 50,000 URLs is far past max_pages; more is a loop
 CHUNK_BYTES = 65536  # read size while holding a body to the size limit
+# What was done, closing each recorded failure's sentence (``Failed``: nothing indexed is touched).
+PAGE_KEPT = "not indexed this time; what was indexed of it before stays"
+SITEMAP_SKIPPED = "its pages are found through links only this time"
 
 
 class TooLarge(Exception):
@@ -192,10 +195,10 @@ class SiteCrawler:
                 kind, locations = sitemap_entries(self._sitemap_bytes(url))
             except FileNotFoundError:
                 if not guessed:
-                    yield Failed(url, "sitemap not found (404)")
+                    yield Failed(url, f"sitemap not found (404); {SITEMAP_SKIPPED}")
                 continue
             except (requests.RequestException, TooLarge, ValueError) as exc:
-                yield Failed(url, f"sitemap unreadable: {exc}")
+                yield Failed(url, f"sitemap unreadable ({exc}); {SITEMAP_SKIPPED}")
                 continue
             (pending if kind == "sitemapindex" else pages).extend(locations)
         normalized = []
@@ -273,21 +276,23 @@ class SiteCrawler:
                     return [target]
                 if status in GONE_STATUSES:
                     yield (Gone(url, status, GONE_STATUSES[status]) if state
-                           else Failed(url, f"HTTP {status} ({GONE_STATUSES[status]}): linked, but nothing to read"))
+                           else Failed(url, f"HTTP {status} ({GONE_STATUSES[status]}): linked, but nothing to "
+                                            f"read; not indexed"))
                     return []
                 if status != 200:
-                    yield Failed(url, f"HTTP {status} {response.reason}")
+                    yield Failed(url, f"HTTP {status} {response.reason}; {PAGE_KEPT}")
                     return []
                 return (yield from self._page(url, state, response))
         except (requests.RequestException, TooLarge, ValueError) as exc:  # ValueError: a Location not a URL
-            yield Failed(url, f"{type(exc).__name__}: {exc}")
+            yield Failed(url, f"not read ({type(exc).__name__}: {exc}); {PAGE_KEPT}")
             return []
 
     def _page(self, url: str, state: PageState | None, response: requests.Response
               ) -> Generator[Event, None, list[str]]:
         content_type = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
         if content_type not in self.config.allowed_types:
-            yield Failed(url, f"type {content_type or 'unknown'!r} is not read (only {self.config.allowed_types})")
+            yield Failed(url, f"type {content_type or 'unknown'!r} is not read (only {self.config.allowed_types}); "
+                              f"not indexed")
             return []
         data = self._body(response)
         links, robots, malformed = html_links(url, data) if "html" in content_type else PageLinks([], set(), [])

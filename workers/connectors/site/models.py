@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from core.settings import SourcesConfig
+from core.urls import redact
 
 DEFAULT_MAX_PAGES = 5000  # a departmental intranet with room to spare; a bigger site raises it knowingly
 # What ingest parses: HTML pages and PDFs. Anything else linked (images, archives, office files) is not read.
@@ -38,9 +39,9 @@ def web_origin(setting: str, url: str) -> tuple[str, str]:
     try:
         scheme, host = origin_of(url)
     except ValueError as exc:
-        raise ValueError(f"{setting} {url!r}: not a URL ({exc})") from exc
+        raise ValueError(f"{setting} {redact(url)!r}: not a URL ({redact(str(exc))})") from exc
     if scheme not in ("http", "https") or not host:
-        raise ValueError(f"{setting} {url!r}: not an http(s) URL with a host")
+        raise ValueError(f"{setting} {redact(url)!r}: not an http(s) URL with a host")
     return scheme, host
 
 
@@ -59,7 +60,7 @@ class SiteConfig:
     def __post_init__(self):
         scheme, host = web_origin("start", self.start)
         if self.sitemap and web_origin("sitemap", self.sitemap) != (scheme, host):
-            raise ValueError(f"sitemap {self.sitemap!r}: not on the start page's site {scheme}://{host}")
+            raise ValueError(f"sitemap {redact(self.sitemap)!r}: not on the start page's site {scheme}://{host}")
         if self.max_pages < 1:
             raise ValueError(f"max_pages {self.max_pages}: at least one page must be allowed")
         if self.requests_per_second < 0 or self.timeout <= 0 or self.max_bytes <= 0:

@@ -1,0 +1,99 @@
+"""Jobs always finish: a real ``evident worker`` process killed with SIGKILL in the middle of a job (its task
+comes back to the next worker after a short visibility timeout), and a file stopped at the soft time limit.
+Each worker runs as its own process with its limits from the environment, on an index alias and Redis database
+of this module's, so killing it touches no other test's worker."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+import redis
+
+from tests.conftest import SAMPLES, SHARED_BENCH, TEST_ALIAS, TEST_REDIS_DB
+from tests.workers.worker_process import WorkerProcess, isolated_settings
+from workers.folder import discover
+from workers.submit import queue_files, wait_for_job
+
+LOST_ALIAS = f"lost-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templates may not overlap
+LOST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_LOST_REDIS_DB", (TEST_REDIS_DB + 11) % 16))
+WIKI_PAGES = SHARED_BENCH / "wiki" / "pages"
+SCANNED_PDF = SHARED_BENCH / "pdf" / "security-guidelines-scanned.pdf"  # three pages through OCR: 10-20 s here
+# A killed worker's task comes back 30 s after it was taken; a wiki page still has 20 s, many times what it takes.
+# One pool process: the kill then always finds the one task it holds.
+KILLED_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "20", "EVIDENT_WORKER_TIME_LIMIT": "25",
+              "EVIDENT_WORKER_VISIBILITY_TIMEOUT": "30", "EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"}
+# 4 s: the scanned PDF's OCR takes longer, a one-page HTML file a fraction of a second.
+SOFT_LIMIT_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "4", "EVIDENT_WORKER_TIME_LIMIT": "60",
+                  "EVIDENT_WORKER_VISIBILITY_TIMEOUT": "90", "EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"}
+KILL_AFTER = 3  # files counted before the worker is killed: the job is under way, most of it still queued
+JOB_WAIT = 900  # seconds a job of the 55 bench pages may take here, a worker restart and redelivery included
+POLL_SECONDS = 0.2
+
+
+@pytest.fixture(scope="module")
+def lost(settings, stores):
+    """This module's settings and their job store."""
+    from core.jobs import JobStore
+
+    isolated = isolated_settings(settings, stores, LOST_ALIAS, LOST_REDIS_DB)
+    return isolated, JobStore.from_url(isolated.redis.url)
+
+
+def searchable_documents(client, settings) -> set[str]:
+    """The doc ids a search finds now (no refresh here: a finished job must be searchable as it is)."""
+    answer = client.search(index=settings.opensearch.index_alias, body={
+        "size": 0, "aggs": {"docs": {"terms": {"field": "doc_id", "size": 1000}}}})
+    return {bucket["key"] for bucket in answer["aggregations"]["docs"]["buckets"]}
+
+
+def test_a_job_whose_worker_was_killed_finishes_once_a_new_worker_runs(lost, stores):
+    lost_settings, lost_jobs = lost
+    broker = redis.Redis.from_url(lost_settings.redis.url)
+    files, missing, _skipped = discover([str(WIKI_PAGES)])
+    assert not missing and len(files) == 55
+    worker = WorkerProcess(lost_settings, KILLED_ENV)
+    worker.start()
+    try:
+        job_id = queue_files(worker.app, lost_jobs, files)
+        deadline = time.monotonic() + JOB_WAIT
+        while True:  # under way, with a task in the worker's hands (taken, not acknowledged)
+            status = lost_jobs.status(job_id)
+            if status.done >= KILL_AFTER and broker.hlen("unacked"):
+                break
+            assert time.monotonic() < deadline and not status.finished, status
+            time.sleep(POLL_SECONDS)
+        worker.kill()
+        killed = lost_jobs.status(job_id)
+        assert not killed.finished and broker.hlen("unacked") == 1  # the task it held, not acknowledged
+        worker.start()
+        status = wait_for_job(lost_jobs, job_id, JOB_WAIT)
+    finally:
+        worker.stop()
+    assert status.finished and status.state == "finished", status
+    assert (status.done, status.failed, status.cancelled) == (55, 0, 0), status.errors  # none lost, none twice
+    assert broker.hlen(f"evident:job:{job_id}:outcomes") == 55
+    assert broker.hlen("unacked") == 0 and lost_jobs.queue_length() == 0
+    assert len(searchable_documents(stores, lost_settings)) == 55
+
+
+def test_a_file_past_the_soft_time_limit_is_recorded_and_the_job_goes_on(lost, stores, tmp_path):
+    lost_settings, lost_jobs = lost
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "manifest.json").write_text('{"base": "https://files.example.org/slow/"}', encoding="utf-8")
+    shutil.copy(SCANNED_PDF, folder / "scanned.pdf")
+    shutil.copy(SAMPLES / "site" / "handbook" / "onboarding.html", folder / "page.html")
+    files, missing, _skipped = discover([str(folder)])
+    assert not missing and len(files) == 2
+    worker = WorkerProcess(lost_settings, SOFT_LIMIT_ENV)
+    worker.start()
+    try:
+        status = wait_for_job(lost_jobs, queue_files(worker.app, lost_jobs, files), JOB_WAIT)
+    finally:
+        worker.stop()
+    assert status.finished and (status.done, status.failed) == (1, 1), status.errors
+    assert [e["reason"] for e in status.errors] == [
+        "slow/scanned.pdf: stopped after 4 s ([worker] soft_time_limit, EVIDENT_WORKER_SOFT_TIME_LIMIT); skipped"]
+    assert any(doc_id.endswith("page.html") for doc_id in searchable_documents(stores, lost_settings))
