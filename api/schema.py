@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import unicodedata
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 from spectree import SpecTree
@@ -23,6 +23,7 @@ MAX_PAGE = 1000  # deeper than anyone pages; a page past the last result is simp
 ID_PATTERN = r"^[A-Za-z0-9_-]*$"  # session and search ids: what the page and the log make, nothing else
 MAX_ID_CHARS = 64  # a UUID in any spelling fits
 MAX_URL_CHARS = 2048  # longer than any page URL a wiki or a site gives
+MAX_OPENED_RESULTS = 10  # results opened after one turn: a page of results, each opened once
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 MAX_SUMMARY_DAYS = 366  # a year of search analytics: what a search owner compares against
 HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is neither space nor control
@@ -63,6 +64,8 @@ class SearchParams(BaseModel):
     page: int = Field(1, ge=1, le=MAX_PAGE)
     mode: Literal["bm25", "dense", "hybrid", "baseline"] | None = None
     group: Literal["page", "none"] | None = Field(None, description="group evidence by page (default) or not")
+    collapse: bool | None = Field(None, description="near-duplicate pages as one result, the copies listed under "
+                                  "it (default: [search] collapse_duplicates)")
     space: StrList = Field(default_factory=list, description="Confluence space keys")
     kind: StrList = Field(default_factory=list, description="evidence kinds: passage, table_row, pdf_page, ...")
     lang: StrList = Field(default_factory=list)
@@ -111,6 +114,10 @@ class HistoryTurn(BaseModel):
 
     q: str = Field(description="what was asked")
     results: list[ShownResult] = Field(default_factory=list, description="what was shown, best first")
+    opened: list[Annotated[str, Field(max_length=MAX_URL_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_OPENED_RESULTS,
+                              description="URLs of the results the user opened after this turn, in that order: "
+                                          "a follow-up leans on them rather than on the first result")
 
     @field_validator("q")
     @classmethod
@@ -153,6 +160,7 @@ class SearchResult(RootModel[SearchResponse]):
 class Health(BaseModel):
     status: Literal["ok", "degraded"]
     opensearch: str
+    opensearch_nodes: int | None = None  # nodes in the cluster; none when OpenSearch does not answer
     redis: str
     workers: int | str
 

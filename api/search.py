@@ -47,8 +47,9 @@ def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
     filters = {name: getattr(params, name) for name in (*FILTER_FIELDS, "date_from", "date_to")
                if getattr(params, name)}
     return SearchRequest(query=params.q, k=params.k, page=params.page, groups=caller.principals(),
-                         history=[Turn(t.q, [r.model_dump() for r in t.results]) for t in history],
-                         filters=filters, mode=params.mode, group=params.group)
+                         history=[Turn(t.q, [r.model_dump() for r in t.results], t.opened) for t in history],
+                         filters=filters, mode=params.mode, group=params.group,
+                         collapse_duplicates=params.collapse)
 
 
 @search.get("/")
@@ -110,7 +111,8 @@ def health():
     ev = _evident()
     status: dict = {}
     try:
-        status["opensearch"] = ev["opensearch"].cluster.health()["status"]
+        cluster = ev["opensearch"].cluster.health()
+        status["opensearch"], status["opensearch_nodes"] = cluster["status"], cluster["number_of_nodes"]
     except Exception as exc:  # noqa: BLE001 - health reports every failure as text
         status["opensearch"] = f"down: {redact(str(exc))}"
     try:

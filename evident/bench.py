@@ -309,7 +309,8 @@ def measure_search(base: str, index: str, evidence: int, queries: list[str], sea
 
 def build_scale_index(client, settings: Settings, target: int) -> tuple[Settings, int]:
     """A throwaway alias of about ``target`` evidence: the alias's evidence, then copies of it under new ids,
-    doc ids and URLs (so grouping and ranking see distinct pages); returns its settings and its size."""
+    doc ids and URLs and without their near-duplicate signature (so grouping, ranking and the fold of
+    near-duplicates see distinct pages, as a real corpus mostly has); returns its settings and its size."""
     from core.index import init_index
 
     source_alias = settings.opensearch.index_alias
@@ -323,7 +324,7 @@ def build_scale_index(client, settings: Settings, target: int) -> tuple[Settings
     say(f"building {scale.opensearch.index_alias}: {copies} copies of {have} evidence")
     script = ("if (params.n > 0) { String s = '-' + params.n; ctx._id = ctx._id + s; ctx._source.id = ctx._id; "
               "ctx._source.doc_id = ctx._source.doc_id + s; ctx._source.url = ctx._source.url + '#copy' + s; "
-              "ctx._source.page_url = ctx._source.url; }")
+              "ctx._source.page_url = ctx._source.url; ctx._source.remove('page_simhash'); }")
     for n in range(copies):
         done = client.reindex(body={"source": {"index": source_alias}, "dest": {"index": scale.opensearch.index_alias},
                                     "script": {"lang": "painless", "source": script, "params": {"n": n}}},

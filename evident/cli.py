@@ -29,6 +29,10 @@ def _fail(message: str, code: int = 1) -> int:
 def cmd_services(args, settings: Settings) -> int:
     from evident.stack import ServiceError, launcher
 
+    if args.nodes is not None:
+        settings.services.opensearch_nodes = args.nodes
+    if args.workers is not None:
+        settings.services.workers = args.workers
     try:
         if args.action == "up":
             launcher.up(settings)
@@ -178,7 +182,7 @@ def cmd_worker(args, settings: Settings) -> int:
     # prefork even for one process: only a child process can be stopped at [worker] time limits, and one that
     # dies (out of memory) leaves the worker running and its task queued again.
     pool = ["--pool", "prefork", "--concurrency", str(processes)]
-    argv = ["worker", "--loglevel", args.loglevel, *pool, "--queues", INGEST_QUEUE, "--hostname", "evident@%h"]
+    argv = ["worker", "--loglevel", args.loglevel, *pool, "--queues", INGEST_QUEUE, "--hostname", args.hostname]
     app.worker_main(argv)
     return 0
 
@@ -332,6 +336,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("services", help="start, stop or show local OpenSearch, Redis, worker and API")
     p.add_argument("action", choices=["up", "down", "status"])
+    p.add_argument("--nodes", type=int, help="OpenSearch nodes to run, a cluster on ports opensearch_port + 0..N-1 "
+                                            "(default [services] opensearch_nodes)")
+    p.add_argument("--workers", type=int, help="worker processes to run (default [services] workers)")
     p.set_defaults(func=cmd_services)
 
     p = sub.add_parser("init", help="create or update the index template, alias and search pipelines")
@@ -358,6 +365,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("worker", help="run an ingest worker")
     p.add_argument("--loglevel", default="INFO")
+    p.add_argument("--hostname", default="evident@%h",
+                   help="Celery node name, one per worker on a machine (default evident@%%h; %%h: the host name)")
     p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser("serve", help="run the API and search page (gunicorn: [services] api_workers, api_threads)")

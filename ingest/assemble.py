@@ -14,6 +14,7 @@ from ingest.evidence import Document, Evidence, evidence_id
 from ingest.views import KeywordStats, keywords, summarize
 from text.dates import date_tokens
 from text.detect import detect_language
+from text.simhash import page_signature
 from text.lemmas import Lemmatizer
 
 # Kinds that are a reader's neighbours; table rows, whole-page and term evidence borrow theirs.
@@ -145,6 +146,10 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
     section_of = {i: sid for sid, members in section_blocks for i in members}
     flow = [i for i, b in enumerate(blocks) if b.kind in _FLOW_KINDS]
     prev_of, next_of = _neighbours(blocks, flow)
+    flow_text = "\n".join(blocks[i].text for i in flow)
+    # One signature of the page's own text on every evidence, so whichever ranks can be told a near-duplicate;
+    # index-term anchors (a document of ``term`` blocks pointing into another) have none of their own.
+    signature = page_signature(flow_text or "\n".join(b.text for b in blocks if b.kind == kinds.PDF_PAGE))
 
     out: list[Evidence] = []
     ordinal: dict[tuple[str, int], int] = {}
@@ -164,7 +169,7 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             prev_text=prev_text, next_text=next_text, lang=lang, acl=list(doc.acl),
             acl_inherited=[list(level) for level in doc.acl_inherited],
             space=doc.space, labels=list(doc.labels), source_type=doc.source_type,
-            updated=doc.updated, page=page, meta=dict(meta),
+            updated=doc.updated, created=doc.created, page_simhash=signature, page=page, meta=dict(meta),
         ))
 
     for i, b in enumerate(blocks):
@@ -186,7 +191,6 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             add(kinds.SECTION, piece, first.heading_path, first.page, {"chunk": n}, sid, before, after)
 
     # The whole page as one more granularity (seed 003); a PDF's pages already are.
-    flow_text = "\n".join(blocks[i].text for i in flow)
     if doc.source_type != "pdf" and flow_text:
         add(kinds.PAGE, flow_text, [], None, {}, "", "", "")
 

@@ -70,6 +70,8 @@ class Evidence:
     labels: list[str] = field(default_factory=list)
     source_type: str = ""
     updated: str = ""
+    created: str = ""  # ISO-8601 date of the page's first version, when known
+    page_simhash: str = ""  # the page's text signature (``text.simhash``), for near-duplicate pages
     page: int | None = None  # 1-based PDF page
     keywords: list[str] = field(default_factory=list)
     summary: str = ""

@@ -71,9 +71,18 @@ def carried_terms(history: list[Turn], own: set[str], lemmatizer: Lemmatizer) ->
     return carried
 
 
+def pages_in_view(turn: Turn) -> list[dict]:
+    """The pages a turn left the user looking at: those they opened (the last one opened first), else the
+    one shown first. An opened page is what the user judged to answer, so a follow-up is about it more
+    than about the page ranked first."""
+    titles = {r.get("url"): r.get("title", "") for r in turn.results}
+    opened = [{"url": url, "title": titles.get(url, "")} for url in dict.fromkeys(reversed(turn.opened)) if url]
+    return opened or turn.results[:_PRIOR_RESULTS]
+
+
 def shown_pages(history: list[Turn], codes: set[str]) -> dict[str, float]:
-    """The pages shown first for earlier turns, each at ``SHOWN_PAGE_SHARE`` of the share of its most recent
-    turn.
+    """The pages in view after earlier turns (``pages_in_view``), each at ``SHOWN_PAGE_SHARE`` of the share
+    of its most recent turn.
 
     A page whose title lacks a version or code the question names ("und bei HVX 4.0?" after the 4.1
     report) is one the question has moved on from, and gets none."""
@@ -82,7 +91,7 @@ def shown_pages(history: list[Turn], codes: set[str]) -> dict[str, float]:
         share = TERM_DECAY ** back
         if share < MIN_SHARE:
             break
-        for result in turn.results[:_PRIOR_RESULTS]:
+        for result in pages_in_view(turn):
             url = result.get("url")
             if url and url not in shown and not codes - title_words(result.get("title", "")):
                 shown[url] = SHOWN_PAGE_SHARE * share

@@ -16,9 +16,11 @@ from ingest import evidence as kinds
 from search.query import Query, content_tokens
 from text.lemmas import Lemmatizer
 
+# What the later stages read of each evidence: fusion (section_id), priors (title, meta.term), grouping and hits,
+# the near-duplicate fold (page_simhash, created, updated, labels). The long views (summary, keywords) are
+# not fetched: 60 evidence of each ranked list would carry them for nothing.
 SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
-                 "lang", "space", "labels", "source_type", "updated", "page", "acl", "summary", "keywords",
-                 "meta.term"]
+                 "lang", "space", "labels", "updated", "meta.term", "created", "page_simhash"]
 FILTER_FIELDS = ("space", "kind", "lang", "labels", "source_type")
 ANALYZED_LANGUAGES = ("en", "de", "es")  # the languages the index template gives analyzed copies for
 # Field boosts, set when BM25 was first written and kept since (the bench tunes the fusion weights instead):
@@ -35,7 +37,7 @@ class Retriever:
 
     body: dict
     weight: float
-    lexical: bool  # BM25 (the facets are counted on the first lexical retriever)
+    lexical: bool  # BM25
 
 
 def acl_filter(principals: list[str]) -> dict:
@@ -151,19 +153,16 @@ def msearch(client: OpenSearch, index: str, searches: list[dict]) -> list[dict]:
     return responses
 
 
-def run_each(client: OpenSearch, index: str, retrievers: list[Retriever], size: int,
-             aggs: dict) -> list[dict]:
-    """Each retriever's response (``aggs`` on the first lexical one), in retriever order."""
-    searches = [{"size": size, "_source": SOURCE_FIELDS, "query": r.body} for r in retrievers]
-    if retrievers and retrievers[0].lexical:
-        searches[0]["aggs"] = aggs
-    return msearch(client, index, searches)
+def run_each(client: OpenSearch, index: str, retrievers: list[Retriever], size: int) -> list[dict]:
+    """Each retriever's response, in retriever order. The matches are not counted (``track_total_hits``), so
+    OpenSearch may skip the evidence that cannot reach the top ``size``."""
+    return msearch(client, index, [{"size": size, "_source": SOURCE_FIELDS, "track_total_hits": False,
+                                    "query": r.body} for r in retrievers])
 
 
-def run_hybrid(client: OpenSearch, index: str, retrievers: list[Retriever], size: int, aggs: dict,
-               processor: dict) -> dict:
+def run_hybrid(client: OpenSearch, index: str, retrievers: list[Retriever], size: int, processor: dict) -> dict:
     """One ``hybrid`` query over all retrievers, fused by ``processor`` in a pipeline sent with it."""
     return client.search(index=index, body={
-        "size": size, "_source": SOURCE_FIELDS, "aggs": aggs,
+        "size": size, "_source": SOURCE_FIELDS,
         "query": {"hybrid": {"queries": [r.body for r in retrievers]}},
         "search_pipeline": {"phase_results_processors": [processor]}})

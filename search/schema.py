@@ -13,6 +13,7 @@ class Turn:
 
     query: str
     results: list[dict] = field(default_factory=list)  # at least {"url": ..., "title": ...}
+    opened: list[str] = field(default_factory=list)  # URLs of the results the user opened, in that order
 
 
 @dataclass
@@ -28,6 +29,7 @@ class SearchRequest:
     views: tuple[str, ...] | None = None
     group: str | None = None
     use_history: bool | None = None
+    collapse_duplicates: bool | None = None
     # Keep what each ranked list and prior added to each page's score (``SearchResponse.contributions``), for
     # ``evident eval --misses``; the API never sets it.
     explain: bool = False
@@ -47,6 +49,8 @@ class Hit:
     lang: str = ""
     breadcrumb: list[str] = field(default_factory=list)
     more: list[dict] = field(default_factory=list)  # the page's other matching evidence
+    # Near-duplicates of the page folded into this hit (``search.duplicates``): {url, title, space, updated}.
+    duplicates: list[dict] = field(default_factory=list)
 
 
 @dataclass

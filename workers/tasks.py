@@ -187,7 +187,8 @@ def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] 
     for item in (file, *(targets or [])):
         digest.update(hashlib.sha1(item.data).digest())
         digest.update(json.dumps(item.side_information(), sort_keys=True).encode())
-    shaping = [asdict(settings.ingest), settings.embedding.model, embedded_views(settings)]
+    shaping = [asdict(settings.ingest), settings.embedding.model, settings.embedding.backend,
+               embedded_views(settings)]
     digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
 

@@ -33,8 +33,10 @@ async function run(query) {
       <div class="path">${esc([...h.breadcrumb, ...h.heading_path].join(" › "))}</div>
       <div class="snippet">${h.snippet}</div>
       ${h.more.map(m => `<div class="more"><span class="kind">${esc(m.kind)}</span> ${esc(m.heading_path.join(" › "))} ${m.snippet}</div>`).join("")}
+      ${h.duplicates.length ? `<div class="also-in">Also in: ${h.duplicates.map(d => (safeUrl(d.url)
+        ? `<a href="${esc(safeUrl(d.url))}">${esc(d.title)}</a>` : esc(d.title)) + (d.space ? ` (${esc(d.space)})` : "")).join(", ")}</div>` : ""}
     </div>`).join("") || "<p>No results.</p>";
-  conversation.push({q: query, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title}))});
+  conversation.push({q: query, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title})), opened: []});
   renderHistory();
 }
 // A result opened: counted on its search's log line (click-through by rank), without delaying the visit.
@@ -42,6 +44,8 @@ document.getElementById("results").addEventListener("click", e => {
   const link = e.target.closest("a.title");
   if (!link || !lastSearchId) return;
   const click = {search_id: lastSearchId, url: link.href, rank: Number(link.dataset.rank)};
+  // The conversation remembers what was opened: a follow-up is about that page.
+  if (conversation.length) conversation[conversation.length - 1].opened.push(link.href);
   navigator.sendBeacon("/api/click", new Blob([JSON.stringify(click)], {type: "application/json"}));
 });
 form.addEventListener("submit", e => {

@@ -116,6 +116,10 @@
       line.prepend(node("span", "evident-kind", more.kind), " " + more.heading_path.join(" › ") + " ");
       item.append(line);
     }
+    if (hit.duplicates && hit.duplicates.length) {  // near-duplicate pages the API folded into this one
+      item.append(node("div", "evident-also-in", "Also in: " + hit.duplicates
+        .map(d => d.space ? `${d.title} (${d.space})` : d.title).join(", ")));
+    }
     return item;
   }
   function openOption(index) {

@@ -5,7 +5,10 @@ part's port first: an OpenSearch, Redis or Evident API already answering there i
 not started by us; a port held by something else is an error, raised before anything is fetched or
 started. The rest is prepared (fetched, verified, configured), handed to supervisord, and started
 one after the other, each once the one before answers; a process that dies on the way up is
-stopped and reported with the tail of its log. ``down`` stops the supervisord of the state dir and
+stopped and reported with the tail of its log. ``[services] opensearch_nodes`` and ``workers`` make
+several programs of one part (``opensearch``, ``opensearch-2``, ...; ``worker``, ``worker-2``, ...): they
+start together (a cluster's first nodes can only elect a manager together) and are waited for one by one.
+``down`` stops the supervisord of the state dir and
 with it exactly what we started. Nothing here tracks pids: supervisord knows its processes.
 """
 from __future__ import annotations
@@ -47,6 +50,33 @@ API_START_SECS = 5  # the API counts as up once it answers on its port; this onl
 WORKER_STOP_WAIT_SECS = 60  # Celery's warm shutdown lets the file in hand finish
 API_STOP_WAIT_SECS = 15  # gunicorn lets its workers finish their searches for 10 s, then stops them
 LOG_TAIL_LINES = 40  # what a crash report shows of each log
+SCALED = ("opensearch", "worker")  # the parts of which `up` may run several programs
+
+
+def part_of(name: str) -> str:
+    """The part a program belongs to: ``opensearch-2`` -> ``opensearch``."""
+    base, _, number = name.rpartition("-")
+    return base if base in SCALED and number.isdigit() else name
+
+
+def number_of(name: str) -> int:
+    """A program's 0-based place among its part's: ``opensearch`` 0, ``opensearch-2`` 1."""
+    return int(name.rpartition("-")[2]) - 1 if part_of(name) != name else 0
+
+
+def program_names(settings: Settings, parts) -> list[str]:
+    """``parts`` with each scaled part as its [services] count of programs, in start order."""
+    counts = {"opensearch": settings.services.opensearch_nodes, "worker": settings.services.workers}
+    for part, count in counts.items():
+        if count < 1:
+            raise ServiceError(f"[services] {'opensearch_nodes' if part == 'opensearch' else 'workers'} is {count}; "
+                               "it must be at least 1")
+    return [name if i == 0 else f"{name}-{i + 1}" for name in parts for i in range(counts.get(name, 1))]
+
+
+def label(name: str) -> str:
+    number = number_of(name)
+    return LABELS[part_of(name)] + (f" {number + 1}" if number else "")
 
 
 def state_dir(settings: Settings) -> Path:
@@ -61,14 +91,15 @@ def log_dir(settings: Settings) -> Path:
 
 def _port(settings: Settings, name: str) -> int | None:
     s = settings.services
-    return {"opensearch": s.opensearch_port, "redis": s.redis_port, "api": s.api_port,
-            "flower": s.flower_port}.get(name)
+    port = {"opensearch": s.opensearch_port, "redis": s.redis_port, "api": s.api_port,
+            "flower": s.flower_port}.get(part_of(name))
+    return port + number_of(name) if port else None
 
 
 def _url(settings: Settings, name: str) -> str:
     port = _port(settings, name)
     return {"opensearch": f"http://{HOST}:{port}", "redis": f"redis://{HOST}:{port}",
-            "api": f"http://{settings.services.api_host}:{port}", "flower": f"http://{HOST}:{port}"}.get(name, "")
+            "api": f"http://{settings.services.api_host}:{port}", "flower": f"http://{HOST}:{port}"}.get(part_of(name), "")
 
 
 def _probe_api(port: int) -> str:
@@ -98,10 +129,12 @@ def _probe_flower(port: int) -> str:
 def _probe(settings: Settings, name: str) -> tuple[str, dict]:
     """(what answers on the part's port: its name, "other", "auth" or "free"; facts about it)."""
     port = _port(settings, name)
-    if name == "opensearch":
+    if part_of(name) == "opensearch":
         kind, info = opensearch.probe(port)
         if kind == "opensearch":
-            return kind, {"version": info["version"].get("number"), "health": opensearch.health(port)}
+            cluster = opensearch.cluster_health(port) or {}
+            return name, {"version": info["version"].get("number"), "health": cluster.get("status"),
+                          "nodes": cluster.get("number_of_nodes")}
         return kind, {}
     if name == "redis":
         kind, version = redis.probe(port)
@@ -114,8 +147,8 @@ def _probe(settings: Settings, name: str) -> tuple[str, dict]:
 
 
 def _ready(settings: Settings, name: str, info: dict) -> bool:
-    if name == "opensearch":
-        return opensearch.ready(settings.services.opensearch_port)
+    if part_of(name) == "opensearch":
+        return opensearch.ready(_port(settings, name))
     if name == "redis":
         return redis.ready(settings.services.redis_port)
     if name == "api":  # gunicorn's master binds the port at once; the API answers once a worker has loaded
@@ -133,18 +166,18 @@ def _plan(settings: Settings, running: dict[str, dict], parts) -> tuple[list[str
             ours.append(name)
             continue
         kind, facts = _probe(settings, name)
-        port, label = _port(settings, name), LABELS[name]
+        port, part_label = _port(settings, name), label(name)
         if kind == "free":
             to_start.append(name)
         elif kind == name:
             version = f" {facts['version']}" if facts.get("version") else ""
-            say(f"reusing {label}{version} already answering on port {port} (not started by evident)")
+            say(f"reusing {part_label}{version} already answering on port {port} (not started by evident)")
         elif kind == "auth":
             raise ServiceError(f"a Redis that requires a password already listens on port {port}; "
                                "stop it or choose another port (EVIDENT_SERVICES_REDIS_PORT)")
         else:
-            raise ServiceError(f"port {port} on {HOST} is in use by something that is not {label}; "
-                               f"stop it or choose another port (EVIDENT_SERVICES_{name.upper()}_PORT)")
+            raise ServiceError(f"port {port} on {HOST} is in use by something that is not {part_label}; "
+                               f"stop it or choose another port (EVIDENT_SERVICES_{part_of(name).upper()}_PORT)")
     return to_start, ours
 
 
@@ -194,12 +227,14 @@ def celery_user(sdir: Path) -> tuple[str | None, dict[str, str]]:
     return opensearch.SERVICE_USER, {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
 
 
-def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
+def _prepare(settings: Settings, sdir: Path, name: str, bootstrap: bool) -> Program:
+    """The program for ``name``; ``bootstrap``: an OpenSearch cluster's first start (see opensearch.prepare)."""
     s = settings.services
-    if name == "opensearch":
-        program = opensearch.prepare(sdir, s.cache_dir or None, port=s.opensearch_port, heap=s.opensearch_heap)
-        if opensearch.probe(s.opensearch_port)[0] != "free":
-            raise ServiceError(f"port {s.opensearch_port} on {HOST} was taken while OpenSearch was being "
+    if part_of(name) == "opensearch":
+        program = opensearch.prepare(sdir, s.cache_dir or None, port=s.opensearch_port, heap=s.opensearch_heap,
+                                     node=number_of(name), nodes=s.opensearch_nodes, bootstrap=bootstrap)
+        if opensearch.probe(_port(settings, name))[0] != "free":
+            raise ServiceError(f"port {_port(settings, name)} on {HOST} was taken while OpenSearch was being "
                                "installed; run `evident services up` again")
         return program
     if name == "redis":
@@ -209,50 +244,57 @@ def _prepare(settings: Settings, sdir: Path, name: str) -> Program:
                               f"--port={s.flower_port}", f"--address={HOST}"], directory=Path.cwd(),
                        environment=child_environment(settings), start_secs=API_START_SECS,
                        stop_wait_secs=API_STOP_WAIT_SECS)
-    user, home = celery_user(sdir) if name in ("worker", "beat") else (None, {})
+    part = part_of(name)
+    user, home = celery_user(sdir) if part in ("worker", "beat") else (None, {})
     schedule = (sdir / "celery" if user else sdir / "run") / "celerybeat-schedule"  # where beat may write
-    command = {"worker": ["worker"], "api": ["serve"], "beat": ["beat", "--schedule-file", str(schedule)]}[name]
+    # Celery tells workers apart by node name: the second and later ones get their own
+    worker = ["worker", *(["--hostname", f"evident-{number_of(name) + 1}@%h"] if number_of(name) else [])]
+    command = {"worker": worker, "api": ["serve"], "beat": ["beat", "--schedule-file", str(schedule)]}[part]
     return Program(name, [sys.executable, "-m", "evident.cli", *command], directory=Path.cwd(),
                    environment={**child_environment(settings), **home}, user=user,
-                   start_secs=WORKER_START_SECS if name in ("worker", "beat") else API_START_SECS,
-                   stop_wait_secs=WORKER_STOP_WAIT_SECS if name == "worker" else API_STOP_WAIT_SECS)
+                   start_secs=WORKER_START_SECS if part in ("worker", "beat") else API_START_SECS,
+                   stop_wait_secs=WORKER_STOP_WAIT_SECS if part == "worker" else API_STOP_WAIT_SECS)
 
 
 def _crash_report(sv: Supervisor, name: str, why: str) -> ServiceError:
     """``why`` and the end of the program's output; OpenSearch's own log when it printed nothing."""
     log, output = sv.log_dir / f"{name}.log", sv.log_tail(name, LOG_TAIL_LINES)
-    if not output.strip() and name == "opensearch":
-        log = opensearch.node_paths(sv.state_dir)["log"]
+    if not output.strip() and part_of(name) == "opensearch":
+        log = opensearch.node_paths(sv.state_dir, number_of(name))["log"]
         output = tail(log, LOG_TAIL_LINES)
     return ServiceError(f"{why}\n--- last lines of {log} ---\n{output}")
 
 
 def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> None:
     """Until the part answers; a process that exits or is restarted on the way is a crash."""
-    label, deadline = LABELS[name], time.monotonic() + READY_TIMEOUT[name]
+    name_label, deadline = label(name), time.monotonic() + READY_TIMEOUT[part_of(name)]
     while True:
         info = sv.info(name) or {"statename": "UNKNOWN", "start": None, "exitstatus": None}
         if info["statename"] in DOWN_STATES or info["start"] != first["start"]:
             sv.kill_program(name)
-            raise _crash_report(sv, name, f"{label} exited during start-up (supervisord: {info['statename']}, "
+            raise _crash_report(sv, name, f"{name_label} exited during start-up (supervisord: {info['statename']}, "
                                           f"exit status {info['exitstatus']}); it was stopped")
         if _ready(settings, name, info):
             return
         if time.monotonic() > deadline:
-            raise _crash_report(sv, name, f"{label} did not answer within {READY_TIMEOUT[name]:.0f}s; it is "
+            raise _crash_report(sv, name, f"{name_label} did not answer within {READY_TIMEOUT[part_of(name)]:.0f}s; it is "
                                           "left running under supervisord (stop it with `evident services down`)")
         time.sleep(POLL_INTERVAL)
 
 
-def _start(sv: Supervisor, settings: Settings, name: str) -> None:
-    say(f"starting {LABELS[name]}" + (f" on port {_port(settings, name)}" if _port(settings, name) else ""))
-    try:
-        first = sv.start_program(name)
-    except xmlrpc.client.Fault as fault:  # SPAWN_ERROR: the command could not even be run
-        raise _crash_report(sv, name, f"supervisord could not start {LABELS[name]}: {fault.faultString}") from None
-    _wait_ready(sv, settings, name, first)
-    info = sv.info(name)
-    say(f"{LABELS[name]} is up (pid {info['pid']}, log {sv.log_dir / (name + '.log')})")
+def _start(sv: Supervisor, settings: Settings, names: list[str]) -> None:
+    """Start ``names`` (the programs of one part) together, then wait for each."""
+    first = {}
+    for name in names:
+        say(f"starting {label(name)}" + (f" on port {_port(settings, name)}" if _port(settings, name) else ""))
+        try:
+            first[name] = sv.start_program(name)
+        except xmlrpc.client.Fault as fault:  # SPAWN_ERROR: the command could not even be run
+            raise _crash_report(sv, name, f"supervisord could not start {label(name)}: {fault.faultString}") from None
+    for name in names:
+        _wait_ready(sv, settings, name, first[name])
+        info = sv.info(name)
+        say(f"{label(name)} is up (pid {info['pid']}, log {sv.log_dir / (name + '.log')})")
 
 
 def _shutdown_if_idle(sv: Supervisor) -> None:
@@ -265,23 +307,32 @@ def up(settings: Settings, parts: tuple[str, ...] = PARTS) -> list[str]:
     sdir = state_dir(settings)
     sdir.mkdir(parents=True, exist_ok=True)
     sv = Supervisor(sdir)
+    names = program_names(settings, parts)
     with locked(sdir / "run" / "launcher.lock"):
-        to_start, ours = _plan(settings, sv.all_info(), parts)
-        if {"worker", "beat", "api", "flower"} & set(to_start):
+        to_start, ours = _plan(settings, sv.all_info(), names)
+        if {"worker", "beat", "api", "flower"} & {part_of(name) for name in to_start}:
             _check_urls(settings)
-        programs = [_prepare(settings, sdir, name) for name in to_start]
+        if "opensearch" not in to_start + ours and any(part_of(name) == "opensearch" for name in to_start):
+            raise ServiceError(f"the OpenSearch on port {settings.services.opensearch_port} was not started by "
+                               "evident, so its other nodes are not either: run the cluster's nodes yourself, or "
+                               "choose a free EVIDENT_SERVICES_OPENSEARCH_PORT")
+        bootstrap = any(part_of(name) == "opensearch" for name in to_start) \
+            and opensearch.check_node_count(sdir, settings.services.opensearch_nodes)
+        programs = [_prepare(settings, sdir, name, bootstrap) for name in to_start]
         if programs and sv.running():
             sv.add(programs)
         elif programs:
             sv.start(programs)
         started: list[str] = []
         try:
-            for name in parts:
-                if name in to_start:
-                    _start(sv, settings, name)
-                    started.append(name)
-                elif name in ours:
-                    _wait_ready(sv, settings, name, sv.info(name))
+            for part in parts:
+                group = [name for name in to_start if part_of(name) == part]
+                if group:
+                    _start(sv, settings, group)
+                    started += group
+                for name in ours:
+                    if part_of(name) == part:
+                        _wait_ready(sv, settings, name, sv.info(name))
         except ServiceError:
             _shutdown_if_idle(sv)
             raise
@@ -293,12 +344,18 @@ def up_stores(settings: Settings) -> list[str]:
     return up(settings, STORES)
 
 
+def _in_order(names) -> list[str]:
+    """Program names in start order: by part, then by number."""
+    return sorted(names, key=lambda name: (PARTS.index(part_of(name)), number_of(name)))
+
+
 def _stop_in_order(sv: Supervisor, parts) -> None:
-    """Users before the stores they use (the worker finishes its file while Redis is still there)."""
+    """Users before the stores they use (the worker finishes its file while Redis is still there); ``parts``
+    names programs or whole parts."""
     programs = sv.all_info()
-    for name in reversed(PARTS):
-        if name in parts and name in programs and programs[name]["statename"] not in DOWN_STATES:
-            say(f"stopping {LABELS[name]}")
+    for name in reversed(_in_order(name for name in programs if part_of(name) in PARTS)):
+        if (name in parts or part_of(name) in parts) and programs[name]["statename"] not in DOWN_STATES:
+            say(f"stopping {label(name)}")
             sv.stop_program(name)
 
 
@@ -345,11 +402,11 @@ class PartStatus:
 
 
 def part_status(settings: Settings, name: str, program: dict | None = None) -> PartStatus:
-    if name in ("worker", "beat"):
+    if part_of(name) in ("worker", "beat"):
         alive = bool(program) and program["statename"] in ("RUNNING", "STARTING")
         return PartStatus(name, alive, program=program)
     kind, facts = _probe(settings, name)
-    detail = f"port {_port(settings, name)} is used by something that is not {LABELS[name]}" \
+    detail = f"port {_port(settings, name)} is used by something that is not {label(name)}" \
         if kind in ("other", "auth") else ""
     return PartStatus(name, kind == name, _url(settings, name), program, facts, detail)
 
@@ -357,7 +414,8 @@ def part_status(settings: Settings, name: str, program: dict | None = None) -> P
 def status(settings: Settings) -> dict[str, tuple[bool, str]]:
     """Each part: whether it runs, and a line that says where and how."""
     programs = Supervisor(state_dir(settings)).all_info()
-    report = {name: part_status(settings, name, programs.get(name)) for name in PARTS}
+    names = _in_order(set(program_names(settings, PARTS)) | {name for name in programs if part_of(name) in PARTS})
+    report = {name: part_status(settings, name, programs.get(name)) for name in names}
     return {name: (st.running, str(st)) for name, st in report.items()}
 
 

@@ -18,7 +18,13 @@ normalization / rrf search pipeline processors).
 
 Layout: ``<cache dir>/opensearch/<version>/`` holds the verified downloads and the read-only home
 ``opensearch-<version>/`` (complete when it holds ``.evident-complete``);
-``<state dir>/opensearch/{config,data,logs}`` is the node's. OpenSearch refuses to run as root, so
+``<state dir>/opensearch/{config,data,logs}`` is the first node's, ``<state dir>/opensearch-<i>/`` node i's
+(``[services] opensearch_nodes``; node i answers HTTP on ``opensearch_port + i - 1``). One node runs with
+single-node discovery; several share ``cluster.name`` and find each other through ``discovery.seed_hosts``
+(their transport ports). A node started with single-node discovery elects itself and never forms a cluster
+with another node, and a cluster's data keeps the voting configuration it was formed with, so data formed
+with one node count is refused under another (:func:`check_node_count`) instead of being started into a
+cluster that cannot form. OpenSearch refuses to run as root, so
 under root it runs as the system user :data:`SERVICE_USER`, which must be able to enter the cache
 and state dirs (hence ``/var/cache/evident`` and ``/var/lib/evident`` under root, not ``/root``).
 """
@@ -77,6 +83,9 @@ START_SECS = 10
 # On SIGTERM OpenSearch closes its shards and flushes; 60 s before supervisord uses SIGKILL.
 STOP_WAIT_SECS = 60
 LOG_TAIL_LINES = 40  # of a failed plugin install's output: enough to show why
+# Node i's transport port is its HTTP port plus this: OpenSearch's own defaults (9200 and 9300).
+TRANSPORT_PORT_OFFSET = 100
+NODE_COUNT_FILE = "cluster-nodes"  # in the first node's dir: how many nodes its data was formed with
 
 
 def opensearch_version(env_file: Path = ENV_FILE) -> str:
@@ -116,8 +125,17 @@ def version_dir(version: str, cache_dir: str | os.PathLike | None) -> Path:
     return root.resolve() / "opensearch" / version
 
 
-def node_paths(state_dir: Path) -> dict[str, Path]:
-    root = state_dir / "opensearch"
+def program_name(node: int) -> str:
+    """supervisord's name for node ``node`` (0-based): ``opensearch``, ``opensearch-2``, ..."""
+    return "opensearch" if node == 0 else f"opensearch-{node + 1}"
+
+
+def node_name(node: int) -> str:
+    return "evident-local" if node == 0 else f"evident-local-{node + 1}"
+
+
+def node_paths(state_dir: Path, node: int = 0) -> dict[str, Path]:
+    root = state_dir / program_name(node)
     return {"root": root, "config": root / "config", "data": root / "data", "logs": root / "logs",
             "log": root / "logs" / f"{CLUSTER_NAME}.log"}
 
@@ -328,8 +346,55 @@ def _chown_tree(path: Path, uid: int, gid: int) -> None:
 # ----------------------------------------------------------------------- configure
 
 
-def write_config(home: Path, paths: dict[str, Path], port: int, heap: str) -> None:
-    """opensearch.yml and the JVM options in the node's own config dir (rewritten on every start)."""
+def cluster_config(node: int, nodes: int, first_port: int, bootstrap: bool) -> str:
+    """The opensearch.yml lines that name node ``node`` of ``nodes`` and make them a cluster (HTTP ports from
+    ``first_port``).
+    ``bootstrap``: the cluster's first start, when ``cluster.initial_cluster_manager_nodes`` names who may
+    form it (OpenSearch ignores it later, and warns while it stays set)."""
+    if nodes == 1:
+        return f"node.name: {node_name(node)}\ndiscovery.type: single-node\n"
+    transport = [first_port + i + TRANSPORT_PORT_OFFSET for i in range(nodes)]
+    lines = [f"node.name: {node_name(node)}", f"transport.port: {transport[node]}",
+             f"discovery.seed_hosts: [{', '.join(f'{HOST}:{port}' for port in transport)}]"]
+    if bootstrap:
+        lines.append(f"cluster.initial_cluster_manager_nodes: [{', '.join(node_name(i) for i in range(nodes))}]")
+    return "\n".join(lines) + "\n"
+
+
+def _data_exists(state_dir: Path) -> bool:
+    """Whether any node dir of the state dir holds data (a cluster was formed there)."""
+    return any(any(data.iterdir()) for data in state_dir.glob("opensearch*/data") if data.is_dir())
+
+
+def check_node_count(state_dir: Path, nodes: int) -> bool:
+    """Raise unless data in ``state_dir`` can start as ``nodes`` nodes: formed by as many, or a cluster of
+    several that grows (fewer could lose the voting majority; a single node never takes others in). True
+    when there is no data yet (a first start: the count is recorded and the cluster bootstraps). Data from
+    before the count was recorded was formed by a single node."""
+    record = node_paths(state_dir)["root"] / NODE_COUNT_FILE
+    if not _data_exists(state_dir):
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(f"{nodes}\n")
+        return True
+    try:
+        formed = int(record.read_text())
+    except (OSError, ValueError):
+        formed = 1
+    if 1 < formed < nodes:  # a cluster grows: the new nodes join through discovery.seed_hosts
+        record.write_text(f"{nodes}\n")
+    elif formed != nodes:
+        raise ServiceError(
+            f"the OpenSearch data in {state_dir} was formed by {formed} node(s) and cannot be started as "
+            f"{nodes}: a node started alone (single-node discovery) never joins another, and a cluster keeps the "
+            f"voting nodes it was formed with. Keep {formed} (`--nodes {formed}`, EVIDENT_SERVICES_OPENSEARCH_NODES), or start "
+            f"{nodes} on a fresh state dir (EVIDENT_SERVICES_STATE_DIR), or run `evident services down` and delete "
+            f"{state_dir}/opensearch*/data (the index is lost: ingest again)")
+    return False
+
+
+def write_config(home: Path, paths: dict[str, Path], port: int, heap: str, cluster: str) -> None:
+    """opensearch.yml and the JVM options in the node's own config dir (rewritten on every start);
+    ``cluster``: :func:`cluster_config`'s lines."""
     config, source, logs = paths["config"], home / "config", str(paths["logs"])
     config.mkdir(parents=True, exist_ok=True)
     for name in ("log4j2.properties", "fips_java.security"):
@@ -345,20 +410,24 @@ def write_config(home: Path, paths: dict[str, Path], port: int, heap: str) -> No
     (config / "jvm.options.d" / "evident.options").write_text(f"-Xms{heap}\n-Xmx{heap}\n")
     (config / "opensearch.yml").write_text(
         "# Written by evident.stack.opensearch on every start; edits are overwritten.\n"
-        f"cluster.name: {CLUSTER_NAME}\nnode.name: evident-local\ndiscovery.type: single-node\n"
+        f"cluster.name: {CLUSTER_NAME}\n{cluster}"
         f"network.host: {HOST}\nhttp.port: {port}\npath.data: {paths['data']}\npath.logs: {logs}\n"
         "cluster.routing.allocation.disk.threshold_enabled: false\naction.auto_create_index: true\n")
 
 
 def prepare(state_dir: Path, cache_dir: str | os.PathLike | None, *, port: int, heap: str,
-            version: str | None = None) -> Program:
-    """Everything before the first start: JDK, service user, install, config. Returns the program
-    for supervisord. Raises :class:`ServiceError` for a missing JDK or a failed download."""
+            version: str | None = None, node: int = 0, nodes: int = 1, bootstrap: bool = True) -> Program:
+    """Everything before the first start of node ``node`` of ``nodes`` (``port``: the first node's HTTP port;
+    ``bootstrap``: what :func:`check_node_count` said): JDK, service user, install, config. Returns the program
+    for supervisord. Raises :class:`ServiceError` for a missing JDK, a failed download or a busy transport port."""
     if not re.fullmatch(r"\d+[kmgKMG]?", heap):
         raise ServiceError(f"invalid heap size {heap!r} (use e.g. 1g or 1536m)")
     version = version or opensearch_version()
     java = find_java_home()
-    paths = node_paths(state_dir)
+    paths = node_paths(state_dir, node)
+    if nodes > 1 and port_open(transport := port + node + TRANSPORT_PORT_OFFSET):
+        raise ServiceError(f"port {transport} on {HOST} (transport of OpenSearch node {node + 1}) is in use; "
+                           "choose another EVIDENT_SERVICES_OPENSEARCH_PORT")
     user = ids = None
     if _is_root():
         user, ids = SERVICE_USER, ensure_service_user()
@@ -367,14 +436,14 @@ def prepare(state_dir: Path, cache_dir: str | os.PathLike | None, *, port: int, 
     home = ensure_opensearch(version, cache_dir, java)
     for key in ("root", "data", "logs"):
         paths[key].mkdir(parents=True, exist_ok=True)
-    write_config(home, paths, port, heap)
+    write_config(home, paths, port + node, heap, cluster_config(node, nodes, port, bootstrap))
     if ids:
         for directory in (state_dir, paths["root"]):  # the service user must enter them
             os.chmod(directory, stat.S_IMODE(directory.stat().st_mode) | 0o711)
         check_traversable(paths["root"], *ids)
         _chown_tree(paths["root"], *ids)
     env = {**_java_env(java), "OPENSEARCH_PATH_CONF": str(paths["config"]), "HOME": str(paths["root"])}
-    return Program("opensearch", [str(home / "bin" / "opensearch")], directory=paths["root"], environment=env,
+    return Program(program_name(node), [str(home / "bin" / "opensearch")], directory=paths["root"], environment=env,
                    user=user, start_secs=START_SECS, stop_wait_secs=STOP_WAIT_SECS)
 
 
@@ -408,10 +477,16 @@ def probe(port: int) -> tuple[str, dict | None]:
     return "free", None
 
 
+def cluster_health(port: int) -> dict | None:
+    """``_cluster/health`` as the node on ``port`` sees it (``status``, ``number_of_nodes``, ...), or None when
+    it does not answer (yet) or has no elected cluster manager."""
+    status, body = _http_json(f"http://{HOST}:{port}/_cluster/health")
+    return body if status == 200 and isinstance(body, dict) else None
+
+
 def health(port: int) -> str | None:
     """The cluster health colour, or None when the node does not answer (yet)."""
-    status, body = _http_json(f"http://{HOST}:{port}/_cluster/health")
-    return body.get("status") if status == 200 and isinstance(body, dict) else None
+    return (cluster_health(port) or {}).get("status")
 
 
 def ready(port: int) -> bool:

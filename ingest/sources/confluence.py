@@ -46,6 +46,7 @@ DROP_MACROS = {
     "viewfile", "view-file", "gallery", "recently-updated-dashboard", "create-space-button",
 }
 # Macros that sit inside a line of text.
+ARCHIVED_STATUS = "archived"  # the page status Confluence gives an archived page ("current" otherwise)
 INLINE_MACROS = {"status", "jira", "anchor", "emoticon", "mention", "profile", "lozenge"}
 
 ROOT_OPEN = "<root " + " ".join(f'xmlns:{p}="{uri}"' for p, uri in NAMESPACES.items()) + ">"
@@ -309,6 +310,8 @@ def document_of(data: dict, file: SourceFile) -> Document:
     if not acl:
         acl = list(file.acl)
     labels = _names(_dig(data, "metadata", "labels")) or _names(data.get("labels"))
+    if str(data.get("status", "")).lower() == ARCHIVED_STATUS and ARCHIVED_STATUS not in labels:
+        labels.append(ARCHIVED_STATUS)  # searchable as a label, and a newer copy may stand in for it at search
     space = _dig(data, "space", "key") or ""
     if not space:
         expandable = _dig(data, "_expandable", "space") or ""

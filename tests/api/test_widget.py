@@ -80,7 +80,8 @@ def bad_link(stores, settings, sample_corpus):
     source = like["_source"] | {
         "id": "bad-link-evidence", "doc_id": "bad-link", "url": BAD_URL, "page_url": BAD_URL, "title": BAD_TITLE,
         "text": text, "context": f"{BAD_TITLE}\n{text}", "lemmas": f"{BAD_WORD} escalation rota live on this page",
-        "keywords": [BAD_WORD], "prev_text": "", "next_text": "", "heading_path": [], "breadcrumb": []}
+        "keywords": [BAD_WORD], "prev_text": "", "next_text": "", "heading_path": [], "breadcrumb": [],
+        "page_simhash": ""}  # its own page, not a copy of the one its fields were taken from
     assert not replace_document(stores, settings, "bad-link", [source])["errors"]
     stores.indices.refresh(index=alias)
     yield

@@ -101,3 +101,13 @@ def test_a_failing_llm_falls_back_to_the_conversation_reading_with_a_warning(lem
     resolved, warnings = resolve("and how do I fix it?", [TURN], "en", lemmatizer, _Rewriter(None))
     assert resolved == conversation_reading("and how do I fix it?", [TURN], "en", lemmatizer)
     assert len(warnings) == 1 and "endpoint down" in warnings[0]
+
+
+def test_a_follow_up_leans_on_the_page_the_user_opened_rather_than_the_first_result(lemmatizer):
+    shown = [{"url": "https://wiki/first", "title": "Travel Policy"},
+             {"url": "https://wiki/second", "title": "Travel Booking Tool"}]
+    unopened = conversation_reading("How do I book it?", [Turn("travel", shown)], "en", lemmatizer)
+    opened = conversation_reading("How do I book it?", [Turn("travel", shown, ["https://wiki/second"])], "en",
+                                  lemmatizer)
+    assert unopened.prior_urls == {"https://wiki/first": SHOWN_PAGE_SHARE}
+    assert opened.prior_urls == {"https://wiki/second": SHOWN_PAGE_SHARE}

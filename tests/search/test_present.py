@@ -56,9 +56,14 @@ def test_hits_are_ordered_by_score_and_paged():
     assert [h.evidence_id for h in page_of(ranked, 1, 2)] == ["1"]
 
 
-def test_facet_counts_come_from_the_responses_with_aggregations():
-    responses = [{"aggregations": {"space": {"buckets": [{"key": "OPS", "doc_count": 3}]}}}, {"hits": {}}]
-    assert facet_counts(responses) == {"space": {"OPS": 3}}
+def test_facets_count_each_result_once_per_value_its_evidence_holds():
+    ops_page = Group([_evidence("1", "passage", "a", 0.3), _evidence("2", "table", "b", 0.2)], 0.3)
+    ops_page.items[1]["_source"]["space"] = "OPS"
+    ops_page.items[0]["_source"]["space"] = "OPS"
+    hr_page = Group([_evidence("3", "passage", "c", 0.1)], 0.1)
+    hr_page.items[0]["_source"]["space"] = "HR"
+    assert facet_counts([ops_page, hr_page]) == {"space": {"OPS": 1, "HR": 1},
+                                                  "kind": {"passage": 2, "table": 1}}
 
 
 def test_highlight_terms_take_lemmas_carried_terms_translations_and_words():

@@ -196,3 +196,11 @@ def test_what_the_corpus_says_of_a_file_is_in_its_fingerprint(settings, change):
     target = SourceFile("part.pdf", b"%PDF-1.4 one", url="https://a.example/part.pdf")
     assert fingerprint(file, settings, [target]) != fingerprint(file, settings, [
         dataclasses.replace(target, data=b"%PDF-1.4 two")])  # an index's targets count too
+
+
+def test_another_embedder_backend_re_ingests(settings):
+    from workers.tasks import fingerprint
+
+    file = SourceFile("docs/a.html", b"<p>a</p>", url="https://a.example/a", source="/corpus/docs")
+    int8 = dataclasses.replace(settings, embedding=dataclasses.replace(settings.embedding, backend="onnx-int8"))
+    assert fingerprint(file, int8) != fingerprint(file, settings)

@@ -9,25 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import http.server
-import json
 import os
-import shutil
 import signal
-import socket
-import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
 import redis as redis_py
 
-from core.settings import load_settings
 from evident.stack import ServiceError, launcher, maven, opensearch
 from evident.stack.supervisor import Program, Supervisor, render_program
+from tests.evident.stack.conftest import free_port, request_json
 
 services = pytest.mark.services
 OWN_OPENSEARCH_PORT = 9211  # the up/down test's node, beside the session's
@@ -36,23 +30,6 @@ WORKER_TASK_WAIT = 300  # seconds a fresh worker may take to load its models and
 
 
 # ------------------------------------------------------------------ helpers
-
-
-def _request(base: str, method: str, path: str, body=None) -> dict:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(base + path, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            return json.loads(resp.read() or b"{}")
-    except urllib.error.HTTPError as exc:
-        raise AssertionError(f"{method} {path} -> HTTP {exc.code}: {exc.read().decode(errors='replace')}")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _alive(pid: int) -> bool:
@@ -104,7 +81,7 @@ def opensearch_url(stores, settings) -> str:
 @pytest.fixture
 def index(opensearch_url):
     name = f"evident-test-services-{uuid.uuid4().hex[:8]}"
-    _request(opensearch_url, "PUT", f"/{name}", {
+    request_json(opensearch_url, "PUT", f"/{name}", {
         "settings": {"index": {"knn": True, "number_of_shards": 1, "number_of_replicas": 0}},
         "mappings": {"properties": {
             "text": {"type": "text", "analyzer": "english"},
@@ -118,34 +95,10 @@ def index(opensearch_url):
         "south": {"text": "a dog runs south", "vector": [0.0, 0.0, 1.0, 0.0]},
     }
     for doc_id, doc in docs.items():
-        _request(opensearch_url, "PUT", f"/{name}/_doc/{doc_id}", doc)
-    _request(opensearch_url, "POST", f"/{name}/_refresh")
+        request_json(opensearch_url, "PUT", f"/{name}/_doc/{doc_id}", doc)
+    request_json(opensearch_url, "POST", f"/{name}/_refresh")
     yield name
-    _request(opensearch_url, "DELETE", f"/{name}")
-
-
-@pytest.fixture
-def state():
-    """A state dir of its own; the service user must be able to enter it when we run as root."""
-    path = Path(tempfile.mkdtemp(prefix="evident-t-"))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
-@pytest.fixture
-def own(state):
-    """Settings for a stack of the test's own: its state dir, free ports; whatever it started is downed."""
-    settings = load_settings(environ={})
-    s = settings.services
-    s.state_dir, s.opensearch_port, s.redis_port, s.api_port = str(state), _free_port(), _free_port(), _free_port()
-    s.flower_port = _free_port()
-    s.opensearch_heap = "512m"  # a test node needs little; spares the shared machine
-    settings.redis.url = f"redis://127.0.0.1:{s.redis_port}/0"
-    settings.opensearch.url = f"http://127.0.0.1:{s.opensearch_port}"
-    yield settings
-    launcher.down(settings)
-    assert not Supervisor(state).running()
+    request_json(opensearch_url, "DELETE", f"/{name}")
 
 
 # -------------------------------------------------------------- OpenSearch
@@ -153,7 +106,7 @@ def own(state):
 
 @services
 def test_knn_lucene_returns_nearest_doc(opensearch_url, index):
-    result = _request(opensearch_url, "POST", f"/{index}/_search", {
+    result = request_json(opensearch_url, "POST", f"/{index}/_search", {
         "size": 3, "query": {"knn": {"vector": {"vector": [0.1, 0.05, 0.9, 0.0], "k": 3}}}})
     ids = [hit["_id"] for hit in result["hits"]["hits"]]
     assert ids[0] == "south"
@@ -162,7 +115,7 @@ def test_knn_lucene_returns_nearest_doc(opensearch_url, index):
 
 @services
 def test_plugins_and_modules_present(opensearch_url):
-    plugins = _request(opensearch_url, "GET", "/_nodes/plugins")
+    plugins = request_json(opensearch_url, "GET", "/_nodes/plugins")
     node = next(iter(plugins["nodes"].values()))
     names = {p["name"] for p in node["plugins"]}
     modules = {m["name"] for m in node["modules"]}
@@ -174,11 +127,11 @@ def test_plugins_and_modules_present(opensearch_url):
 @services
 def test_hybrid_query_with_rrf_pipeline(opensearch_url, index):
     pipeline = f"evident-test-rrf-{uuid.uuid4().hex[:6]}"
-    _request(opensearch_url, "PUT", f"/_search/pipeline/{pipeline}", {
+    request_json(opensearch_url, "PUT", f"/_search/pipeline/{pipeline}", {
         "phase_results_processors": [
             {"score-ranker-processor": {"combination": {"technique": "rrf", "rank_constant": 60}}}]})
     try:
-        result = _request(opensearch_url, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
+        result = request_json(opensearch_url, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
             "size": 3,
             "query": {"hybrid": {"queries": [
                 {"match": {"text": "run south"}},  # english stemmer: running, runs -> run
@@ -186,7 +139,7 @@ def test_hybrid_query_with_rrf_pipeline(opensearch_url, index):
             ]}},
         })
     finally:
-        _request(opensearch_url, "DELETE", f"/_search/pipeline/{pipeline}")
+        request_json(opensearch_url, "DELETE", f"/_search/pipeline/{pipeline}")
     hits = result["hits"]["hits"]
     # "south" is first in both lists: RRF score 2/(60+1); nobody can score higher.
     assert hits[0]["_id"] == "south"
@@ -197,13 +150,13 @@ def test_hybrid_query_with_rrf_pipeline(opensearch_url, index):
 @services
 def test_hybrid_query_with_normalization_pipeline(opensearch_url, index):
     pipeline = f"evident-test-norm-{uuid.uuid4().hex[:6]}"
-    _request(opensearch_url, "PUT", f"/_search/pipeline/{pipeline}", {
+    request_json(opensearch_url, "PUT", f"/_search/pipeline/{pipeline}", {
         "phase_results_processors": [{"normalization-processor": {
             "normalization": {"technique": "min_max"},
             "combination": {"technique": "arithmetic_mean", "parameters": {"weights": [0.3, 0.7]}},
         }}]})
     try:
-        result = _request(opensearch_url, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
+        result = request_json(opensearch_url, "POST", f"/{index}/_search?search_pipeline={pipeline}", {
             "size": 3,
             "query": {"hybrid": {"queries": [
                 {"match": {"text": "cat"}},
@@ -211,7 +164,7 @@ def test_hybrid_query_with_normalization_pipeline(opensearch_url, index):
             ]}},
         })
     finally:
-        _request(opensearch_url, "DELETE", f"/_search/pipeline/{pipeline}")
+        request_json(opensearch_url, "DELETE", f"/_search/pipeline/{pipeline}")
     hits = result["hits"]["hits"]
     # Scores are normalized into [0, 1]; the vector side (weight 0.7) favours "north".
     assert hits[0]["_id"] == "north"
@@ -220,16 +173,16 @@ def test_hybrid_query_with_normalization_pipeline(opensearch_url, index):
 
 @services
 def test_analysis_common_painless_and_ingest_modules(opensearch_url, index):
-    tokens = _request(opensearch_url, "POST", "/_analyze", {
+    tokens = request_json(opensearch_url, "POST", "/_analyze", {
         "char_filter": ["html_strip"], "tokenizer": "standard",
         "filter": ["lowercase", {"type": "stemmer", "language": "light_german"}],
         "text": "<p>Die <b>Häuser</b></p>"})
     assert [t["token"] for t in tokens["tokens"]] == ["die", "haus"]
-    scored = _request(opensearch_url, "POST", f"/{index}/_search", {
+    scored = request_json(opensearch_url, "POST", f"/{index}/_search", {
         "query": {"script_score": {"query": {"match_all": {}},
                                    "script": {"source": "params.base + 1", "params": {"base": 41}}}}})
     assert scored["hits"]["hits"][0]["_score"] == 42.0
-    simulated = _request(opensearch_url, "POST", "/_ingest/pipeline/_simulate", {
+    simulated = request_json(opensearch_url, "POST", "/_ingest/pipeline/_simulate", {
         "pipeline": {"processors": [{"lowercase": {"field": "t"}}, {"trim": {"field": "t"}}]},
         "docs": [{"_source": {"t": "  HeLLo "}}]})
     assert simulated["docs"][0]["doc"]["_source"]["t"] == "hello"
@@ -262,7 +215,7 @@ def test_opensearch_up_status_down_on_its_own_port(own, stores, settings):
     pid = Supervisor(Path(own.services.state_dir)).info("opensearch")["pid"]
     if os.geteuid() == 0:  # OpenSearch refuses root: supervisord runs it as the service user
         assert Path(f"/proc/{pid}").stat().st_uid == opensearch.ensure_service_user()[0]
-    node = next(iter(_request(own.opensearch.url, "GET", "/_nodes/plugins")["nodes"].values()))
+    node = next(iter(request_json(own.opensearch.url, "GET", "/_nodes/plugins")["nodes"].values()))
     assert "opensearch-neural-search" in {p["name"] for p in node["plugins"]}
 
     assert launcher.up_stores(own) == []  # idempotent: the same process goes on
@@ -333,8 +286,9 @@ def test_crash_after_launch_reports_log(own, monkeypatch):
     # The JVM starts, then the node refuses an unknown setting and exits.
     write_config = opensearch.write_config
 
-    def broken_config(home, paths, port, heap):
-        write_config(home, paths, port, heap)
+    def broken_config(*args):
+        write_config(*args)
+        paths = args[1]
         with (paths["config"] / "opensearch.yml").open("a") as handle:
             handle.write("evident.no.such.setting: 1\n")
 
@@ -357,7 +311,7 @@ def test_busy_port_that_is_not_the_service_is_an_error(own, state):
             setattr(own.services, setting, port)
             with pytest.raises(ServiceError, match=f"port {port} .* not {name}"):
                 launcher.up(own)
-            setattr(own.services, setting, _free_port())
+            setattr(own.services, setting, free_port())
     finally:
         server.shutdown()
     assert not (state / "opensearch").exists() and not (state / "supervisord.conf").exists()
@@ -391,7 +345,7 @@ def test_missing_redis_binary_is_a_clear_error(monkeypatch, state):
     monkeypatch.setattr(launcher.redis.shutil, "which", lambda name: None)
     monkeypatch.setattr(launcher.redis.os, "access", lambda *a, **k: False)
     with pytest.raises(ServiceError, match="apt-get install -y redis-server"):
-        launcher.redis.prepare(state, port=_free_port())
+        launcher.redis.prepare(state, port=free_port())
 
 
 def test_version_comes_from_dot_env(tmp_path):

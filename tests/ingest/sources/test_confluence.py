@@ -399,3 +399,11 @@ def test_layouts_are_walked_in_order():
     body = ('<ac:layout><ac:layout-section ac:type="two_equal"><ac:layout-cell><h2>Left</h2><p>left</p>'
             '</ac:layout-cell><ac:layout-cell><ul><li>right</li></ul></ac:layout-cell></ac:layout-section></ac:layout>')
     assert blocks(body) == [("passage", ["Left"], "left"), ("list", ["Left"], "- right")]
+
+
+def test_an_archived_page_carries_the_archived_label():
+    archived = ConfluenceSource().parse(SourceFile("7.json", page("<p>Old text</p>", status="archived",
+                                                                  metadata={"labels": {"results": [{"name": "ops"}]}})),
+                                        IngestConfig())
+    current = ConfluenceSource().parse(SourceFile("7.json", page("<p>Text</p>", status="current")), IngestConfig())
+    assert (archived.document.labels, current.document.labels) == (["ops", "archived"], [])

@@ -1,0 +1,60 @@
+"""What the stack tests share: a stack of the test's own (temporary state dir, free ports) and a JSON request
+to an OpenSearch node. Imported by name from the test modules beside it for the two helpers."""
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from core.settings import load_settings
+from evident.stack import launcher
+from evident.stack.supervisor import Supervisor
+
+OPENSEARCH_REQUEST_TIMEOUT = 60  # seconds: a wait_for_status request on a node that is still allocating
+
+
+def request_json(base: str, method: str, path: str, body=None) -> dict:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=OPENSEARCH_REQUEST_TIMEOUT) as resp:
+            return json.loads(resp.read() or b"{}")
+    except urllib.error.HTTPError as exc:
+        raise AssertionError(f"{method} {path} -> HTTP {exc.code}: {exc.read().decode(errors='replace')}")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def state():
+    """A state dir of its own; the service user must be able to enter it when we run as root."""
+    path = Path(tempfile.mkdtemp(prefix="evident-t-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def own(state):
+    """Settings for a stack of the test's own: its state dir, free ports; whatever it started is downed."""
+    settings = load_settings(environ={})
+    s = settings.services
+    s.state_dir, s.opensearch_port, s.redis_port, s.api_port = str(state), free_port(), free_port(), free_port()
+    s.flower_port = free_port()
+    s.opensearch_heap = "512m"  # a test node needs little; spares the shared machine
+    settings.redis.url = f"redis://127.0.0.1:{s.redis_port}/0"
+    settings.opensearch.url = f"http://127.0.0.1:{s.opensearch_port}"
+    yield settings
+    launcher.down(settings)
+    assert not Supervisor(state).running()
