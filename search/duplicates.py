@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from search.fusion import add_part
 from search.grouping import Group
 from search.priors import names_a_twin
 from search.query import identifiers
@@ -116,9 +117,15 @@ def collapse_near_duplicates(groups: list[Group], max_bits: int, newer_days: int
 
 
 def _folded(fold: list[Group], newer_days: int) -> Group:
-    """One group for a fold: the canonical page's evidence, the fold's best score, the others' sources listed."""
+    """One group for a fold: the canonical page's evidence, the fold's best score, the others' sources listed.
+    An explained search (its evidence carries ``_parts``) books what the best copy's score adds over the
+    canonical page's own as ``near_duplicate_fold``, so the parts still add up to the score shown."""
     if len(fold) == 1:
         return fold[0]
     canonical = fold[canonical_of([_source(g) for g in fold], newer_days)]
-    canonical.items[0]["_duplicates"] = [_source(g) for g in fold if g is not canonical]
-    return Group(canonical.items, max(g.score for g in fold))
+    best = max(g.score for g in fold)
+    lead = canonical.items[0]
+    lead["_duplicates"] = [_source(g) for g in fold if g is not canonical]
+    if "_parts" in lead and best > canonical.score:
+        add_part(lead, "near_duplicate_fold", best - canonical.score)
+    return Group(canonical.items, best)

@@ -17,16 +17,20 @@ SHINGLE_WORDS = 3  # word triples: a changed word changes three features, a copi
 # A page of fewer words has no signature: stubs and one-line pages share their few shingles by accident, and
 # one edited word moves such a short page's fingerprint as far as a rewrite would.
 MIN_SIGNATURE_WORDS = 40
+# A shingle's weight at most: the ``simhash`` package multiplies a byte-sized bit array by the weight, so a
+# heavier one overflows (a table of 5,000 rows repeats its header's shingles 5,000 times), and a shingle
+# repeated that often is boilerplate, not what tells two pages apart.
+MAX_SHINGLE_WEIGHT = 255
 _WORD = re.compile(r"\w+")
 
 
 def shingles(text: str) -> dict[str, int]:
-    """The text's lowercased word triples -> how often each occurs."""
+    """The text's lowercased word triples -> how often each occurs, at most ``MAX_SHINGLE_WEIGHT``."""
     words = _WORD.findall(text.lower())
     counts: dict[str, int] = {}
     for i in range(len(words) - SHINGLE_WORDS + 1):
         key = " ".join(words[i:i + SHINGLE_WORDS])
-        counts[key] = counts.get(key, 0) + 1
+        counts[key] = min(counts.get(key, 0) + 1, MAX_SHINGLE_WEIGHT)
     return counts
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.settings import SearchConfig
 from search.duplicates import canonical_of, collapse_near_duplicates
+from search.fusion import page_parts
 from search.grouping import Group
 from search.present import hits
 
@@ -77,6 +78,16 @@ def test_a_copy_ranked_first_is_folded_under_its_original_at_the_copy_s_place():
     assert first.url == orig["url"]
     assert first.duplicates == [{"url": copy["url"], "title": "Copy of Deploy checklist", "space": "~jdoe",
                                  "updated": "2024-05-02"}]
+
+
+def test_an_explained_fold_books_what_the_copy_s_better_score_adds_to_its_original():
+    copy = group_of(page("copy", "Copy of Deploy checklist", space="~jdoe"), 3.0)
+    orig = group_of(page("orig", "Deploy checklist", signature=ONE_BIT_OFF), 1.0)
+    for found in (copy, orig):
+        found.items[0]["_parts"] = {"bm25": found.score}
+    [folded] = collapse_near_duplicates([copy, orig], BITS, NEWER_DAYS)
+    assert folded.items[0]["_parts"] == {"bm25": 1.0, "near_duplicate_fold": 2.0}
+    assert sum(page_parts(folded.items, SearchConfig().page_support).values()) == folded.score
 
 
 def test_pages_filled_in_from_one_template_are_not_folded_even_when_their_texts_are_close():

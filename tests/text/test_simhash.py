@@ -7,7 +7,7 @@ import random
 import pytest
 
 from core.settings import SearchConfig
-from text.simhash import MIN_SIGNATURE_WORDS, page_signature, signature_distance
+from text.simhash import MIN_SIGNATURE_WORDS, SIGNATURE_BITS, page_signature, signature_distance
 
 THRESHOLD = SearchConfig().near_duplicate_bits
 
@@ -111,3 +111,8 @@ def test_a_short_page_has_no_signature():
 def test_a_signature_that_is_not_hex_is_refused_by_name():
     with pytest.raises(ValueError, match="'not-a-hash' is not a hexadecimal SimHash"):
         signature_distance("not-a-hash", page_signature(ENGLISH))
+
+
+def test_a_page_repeating_one_row_thousands_of_times_gets_a_signature():
+    rows = "\n".join(f"host web order status pending row {n}" for n in range(5000))
+    assert len(page_signature(rows)) == SIGNATURE_BITS // 4
