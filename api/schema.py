@@ -116,8 +116,8 @@ class HistoryTurn(BaseModel):
     results: list[ShownResult] = Field(default_factory=list, description="what was shown, best first")
     opened: list[Annotated[str, Field(max_length=MAX_URL_CHARS)]] = Field(
         default_factory=list, max_length=MAX_OPENED_RESULTS,
-                              description="URLs of the results the user opened after this turn, in that order: "
-                                          "a follow-up leans on them rather than on the first result")
+        description="URLs of the results the user opened after this turn, in that order: a follow-up leans on "
+                    "them rather than on the first result")
 
     @field_validator("q")
     @classmethod

@@ -213,6 +213,9 @@ class OnnxModel:
 def mean_pooled_max_length(model_path: Path) -> int:
     """The model's token limit; a clear error unless its modules are a transformer and mean pooling (then
     normalization), which is what :class:`OnnxModel` runs."""
+    if not (model_path / "modules.json").is_file():
+        raise ValueError(f"embedding.backend: the onnx backends run a sentence-transformers model folder, and "
+                         f"{model_path} has no modules.json: use backend 'torch'")
     modules = json.loads((model_path / "modules.json").read_text())
     kinds = [module["type"].rsplit(".", 1)[-1] for module in modules]
     pooling = {}

@@ -128,3 +128,10 @@ def test_onnx_refuses_a_model_it_cannot_pool_before_exporting(tmp_path):
         Embedder(EmbeddingConfig(model=str(model), backend="onnx", cache_dir=str(cache))).embed(["a text"])
     assert not cache.exists()
 
+
+
+def test_onnx_refuses_a_folder_that_is_no_sentence_transformers_model(tmp_path):
+    model = tmp_path / "plain-folder"
+    model.mkdir()
+    with pytest.raises(ValueError, match=r"plain-folder has no modules.json: use backend 'torch'"):
+        Embedder(EmbeddingConfig(model=str(model), backend="onnx", cache_dir=str(tmp_path / "cache"))).embed(["a"])
