@@ -12,6 +12,8 @@ import warnings
 from pathlib import Path
 from typing import Callable
 
+from dataclasses import replace
+
 import numpy as np
 from filelock import FileLock
 
@@ -32,6 +34,9 @@ INT8_OPERATORS = ["MatMul", "Attention"]
 # gets the same vector alone (a query) and among others (ingest; batched it moved to cosine 0.992), and with
 # no padding it ran 46 texts/s against 31 in batches of 32 on the bench's texts.
 INT8_BATCH_SIZE = 1
+# Backends that give the same vectors (cosine 1.0000 on the bench's questions): an index built by one is
+# searched with the other.
+INTERCHANGEABLE_BACKENDS = {"torch", "onnx"}
 # Normalize as sentence-transformers does (torch.nn.functional.normalize's eps): a zero vector stays zero.
 NORM_EPS = 1e-12
 # Mean pooling divides by at least this many tokens, as sentence-transformers' Pooling does.
@@ -71,6 +76,20 @@ class Embedder:
         if not texts:
             return []
         return self._load()(texts).tolist()
+
+
+def for_questions(config: EmbeddingConfig) -> EmbeddingConfig:
+    """The configuration that embeds questions: ``query_backend`` when it gives the index's vectors (torch and
+    onnx, on a model onnx runs), else ``backend``."""
+    wanted = config.query_backend or config.backend
+    if wanted == config.backend or not {wanted, config.backend} <= INTERCHANGEABLE_BACKENDS:
+        return config
+    model_path = Path(resolve_model_path(config.model))
+    try:
+        runs_on_onnx = model_path.is_dir() and mean_pooled_max_length(model_path) > 0
+    except ValueError:
+        runs_on_onnx = False
+    return replace(config, backend=wanted) if runs_on_onnx else config
 
 
 def load_torch(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:

@@ -85,6 +85,11 @@ class EmbeddingConfig:
     # torch's P@1 and is no faster; onnx-int8 embeds twice as fast but lost 0.008-0.009 raw P@1 on both bench
     # files against torch's run of the same minutes (more than the 0.005 allowed), so torch stays the default.
     backend: Literal["torch", "onnx", "onnx-int8"] = "torch"
+    # What embeds a question at search time; empty: ``backend``. torch and onnx give the same vectors (cosine
+    # 1.0000 on the bench's 121 questions), so either reads an index the other built, and onnx embeds one short
+    # question in 5.5 ms against torch's 12.3 ms (p50, one thread). Ignored where the vectors would differ
+    # (onnx-int8 on either side) or the model does not run on onnx: questions are then embedded by ``backend``.
+    query_backend: Literal["", "torch", "onnx", "onnx-int8"] = "onnx"
     # Where the ONNX exports are kept; empty: $XDG_CACHE_HOME/evident/models, else ~/.cache/evident/models.
     cache_dir: str = ""
 
@@ -109,7 +114,10 @@ class SearchConfig:
     # one translated word (rank fusion sees only rank 1 against rank 2).
     fusion: str = "minmax"
     rrf_k: int = 60
-    candidates: int = 60  # per retriever, before fusion
+    # Evidence per retriever, before fusion (at least 3 per hit asked for). 30 gave 60's P@1 on both bench files
+    # (conversations completed 0.875 -> 0.884; 40 the same) and halves what each ranked list fetches: at 50k
+    # evidence BM25 took 24-26 ms against 30-38, k-NN 12 against 17.
+    candidates: int = 30
     # Dense views searched. Measured on the bench: the summary view lowered P@1 at every weight tried.
     views: tuple[str, ...] = ("context",)
     # Weight of each ranked list in the fusion: "bm25" and one per dense view (chosen by measurement:

@@ -19,7 +19,12 @@ Measured and left out: reading each follow-up also on its own and letting the tw
 confidently each retrieves (the own reading's lead over its second page, or over the conversation's first
 page, as its share of a blended ranking instead of the prior only). On the tune half of ``conversations.jsonl`` and on
 ``questions.jsonl`` every share above zero lost P@1 (0.884 -> 0.851 at a fifth on questions.jsonl, no gain
-on the tune half), so the conversation's reading is the only one.
+on the tune half), so the conversation's reading is the only one. Also measured and left out (2026-11-25):
+the title of the page in view carried as terms at half its turn's share (questions.jsonl raw 0.860 -> 0.893,
+tune half 0.725 -> 0.735, but the untouched half 0.771 -> 0.754 and German 0.727 -> 0.705); that title, or
+the carried terms, in what the embedder reads instead of the previous question (tune half at most 0.745,
+questions.jsonl 0.860-0.884, and no gain on both with the title terms); carried terms weighed down by the
+length of the question or by how well its own words find the page in view (each lost on questions.jsonl).
 """
 from __future__ import annotations
 

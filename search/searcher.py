@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
 
-from core.embedding import Embedder
+from core.embedding import Embedder, for_questions
 from core.settings import Settings
 from search import fusion, present
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
@@ -95,8 +95,8 @@ class Searcher:
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
-        return cls(settings, client, Embedder(settings.embedding), Lemmatizer(), load_lexicon(settings.search.lexicon),
-                   load_reranker(settings.rerank), load_rewriter(settings))
+        return cls(settings, client, Embedder(for_questions(settings.embedding)), Lemmatizer(),
+                   load_lexicon(settings.search.lexicon), load_reranker(settings.rerank), load_rewriter(settings))
 
     def warm_up(self) -> None:
         """Load the embedder and the lemmatizer now, so the first user does not wait for them."""

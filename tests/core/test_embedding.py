@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.embedding import Embedder, resolve_model_path
+from core.embedding import Embedder, for_questions, resolve_model_path
 from core.settings import EmbeddingConfig, load_settings
 
 TEXTS = ["reset the buoy sensor", "vacation policy", "Wie beantrage ich Urlaub im Personalportal?",
@@ -135,3 +135,24 @@ def test_onnx_refuses_a_folder_that_is_no_sentence_transformers_model(tmp_path):
     model.mkdir()
     with pytest.raises(ValueError, match=r"plain-folder has no modules.json: use backend 'torch'"):
         Embedder(EmbeddingConfig(model=str(model), backend="onnx", cache_dir=str(tmp_path / "cache"))).embed(["a"])
+
+
+def test_questions_are_embedded_by_onnx_with_the_vectors_of_a_torch_index(exported, embedder):
+    cache, _runs = exported
+    config = for_questions(EmbeddingConfig(cache_dir=str(cache)))
+    assert (config.backend, EmbeddingConfig().backend) == ("onnx", "torch")
+    assert cosines(Embedder(config).embed(TEXTS), embedder.embed(TEXTS)).min() > 0.9999
+
+
+@pytest.mark.parametrize("index_backend, asked, used", [("onnx-int8", "onnx", "onnx-int8"),
+                                                         ("torch", "onnx-int8", "torch"),
+                                                         ("onnx", "", "onnx"), ("onnx", "torch", "torch")])
+def test_questions_keep_the_index_backend_where_the_vectors_would_differ(index_backend, asked, used):
+    assert for_questions(EmbeddingConfig(backend=index_backend, query_backend=asked)).backend == used
+
+
+def test_questions_stay_on_torch_for_a_model_onnx_cannot_run(tmp_path):
+    model = tmp_path / "plain-folder"
+    model.mkdir()
+    assert for_questions(EmbeddingConfig(model=str(model))).backend == "torch"
+
