@@ -24,7 +24,10 @@ the title of the page in view carried as terms at half its turn's share (questio
 tune half 0.725 -> 0.735, but the untouched half 0.771 -> 0.754 and German 0.727 -> 0.705); that title, or
 the carried terms, in what the embedder reads instead of the previous question (tune half at most 0.745,
 questions.jsonl 0.860-0.884, and no gain on both with the title terms); carried terms weighed down by the
-length of the question or by how well its own words find the page in view (each lost on questions.jsonl).
+length of the question or by how well its own words find the page in view (each lost on questions.jsonl);
+a shown page's share scaled by the square root, square or cube of its own-word ratio (``shown_weights``)
+instead of the ratio itself (tune half 0.725 / 0.725 / 0.735, questions.jsonl 0.868 / 0.860 / 0.860: within
+one question of the linear ratio's 0.725 / 0.860, so it stays linear).
 """
 from __future__ import annotations
 
