@@ -143,8 +143,10 @@ class SearchConfig:
     corpus_language: str = "en"
     # Cross-lingual search: a Ding German-English list (Debian package trans-de-en); empty turns it off.
     lexicon: str = "/usr/share/trans/de-en"
-    # Measured on the bench under rank fusion (0.6 to 0.9), not again under min-max: at 0.9 a German question found the English twin of its German
-    # page; below 0.75 German questions about English pages were lost again.
+    # Measured on the bench under rank fusion (0.6 to 0.9): at 0.9 a German question found the English twin of its
+    # German page; below 0.75 German questions about English pages were lost again. Again under min-max: 0.65 and
+    # 0.95 both lost (questions.jsonl completed 0.917 / 0.926, conversations raw tune half 0.725 / 0.694, against
+    # 0.926 / 0.725 at 0.8).
     translation_boost: float = 0.8  # BM25 weight of the question's translation against the question as written
     translation_dense_share: float = 0.5  # weight of the translated question's k-NN, as a share of its view's
     foreign_dense_share: float = 0.5  # weight of the k-NN of a question in another language than the model's
