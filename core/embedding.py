@@ -9,10 +9,9 @@ import os
 import tempfile
 import threading
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
-
-from dataclasses import replace
 
 import numpy as np
 from filelock import FileLock
@@ -84,12 +83,11 @@ def for_questions(config: EmbeddingConfig) -> EmbeddingConfig:
     wanted = config.query_backend or config.backend
     if wanted == config.backend or not {wanted, config.backend} <= INTERCHANGEABLE_BACKENDS:
         return config
-    model_path = Path(resolve_model_path(config.model))
     try:
-        runs_on_onnx = model_path.is_dir() and mean_pooled_max_length(model_path) > 0
+        mean_pooled_max_length(Path(resolve_model_path(config.model)))  # refuses a model onnx cannot run
     except ValueError:
-        runs_on_onnx = False
-    return replace(config, backend=wanted) if runs_on_onnx else config
+        return config
+    return replace(config, backend=wanted)
 
 
 def load_torch(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:

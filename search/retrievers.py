@@ -18,7 +18,7 @@ from text.lemmas import Lemmatizer
 
 # What the later stages read of each evidence: fusion (section_id), priors (title, meta.term), grouping and hits,
 # the near-duplicate fold (page_simhash, created, updated, labels). The long views (summary, keywords) are
-# not fetched: 60 evidence of each ranked list would carry them for nothing.
+# not fetched: every evidence of each ranked list would carry them for nothing.
 SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
                  "lang", "space", "labels", "updated", "meta.term", "created", "page_simhash"]
 FILTER_FIELDS = ("space", "kind", "lang", "labels", "source_type")
