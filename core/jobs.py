@@ -25,7 +25,7 @@ import uuid
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import redis
 from redis.client import NEVER_DECODE
@@ -278,22 +278,19 @@ class JobStore(RedisStore):
 
     @contextmanager
     def keyword_stats(self) -> Iterator[KeywordStats]:
-        """The corpus keyword statistics; what the block counts into them is added to Redis when it ends.
+        """The corpus keyword statistics, read from Redis for the lemmas the block asks about; what the block
+        counts into them is added to Redis when it ends.
 
         The addition is one MULTI/EXEC of HINCRBY per lemma and an INCRBY of the document total, so
         workers counting at the same time lose nothing. A block that raises adds nothing.
         """
-        pipe = self._redis.pipeline()
-        pipe.hgetall(self._key("keyword-df"))
-        pipe.get(self._key("keyword-docs"))
-        df, n_docs = pipe.execute()
-        stats = KeywordStats({lemma: int(n) for lemma, n in df.items()}, int(n_docs or 0))
-        seen_df, seen_docs = Counter(stats.df), stats.n_docs
+        stats = CorpusKeywordStats(self._redis, self._key("keyword-df"),
+                                   int(self._redis.get(self._key("keyword-docs")) or 0))
         yield stats
         pipe = self._redis.pipeline()
-        for lemma, n in (Counter(stats.df) - seen_df).items():
+        for lemma, n in stats.counted.items():
             pipe.hincrby(self._key("keyword-df"), lemma, n)
-        pipe.incrby(self._key("keyword-docs"), stats.n_docs - seen_docs)
+        pipe.incrby(self._key("keyword-docs"), stats.counted_docs)
         pipe.execute()
 
     def record_activity(self, finished: int = 0) -> None:
@@ -322,3 +319,43 @@ class JobStore(RedisStore):
         return [{"at": bucket * ACTIVITY_BUCKET_SECONDS, "finished": int(finished or 0),
                  "waiting": None if waiting is None else int(waiting)}
                 for bucket, (finished, waiting) in zip(buckets, pipe.execute())]
+
+
+class CorpusKeywordStats(KeywordStats):
+    """The corpus's keyword statistics as Redis holds them, read for the lemmas asked about: one HMGET for the
+    lemmas of the evidence a document counts (they are most of those its key phrases ask about next), one HGET
+    for any other. Reading the whole table for each file grows with the corpus's vocabulary: measured here, 7 ms
+    a file at the bench's 2,600 lemmas and 157 ms at 50,000, against 2.6 ms for the 1,000 lemmas of a long
+    page."""
+
+    def __init__(self, client: redis.Redis, df_key: str, n_docs: int):
+        super().__init__(None, n_docs)
+        self._redis, self._df_key = client, df_key
+        self._read: set[str] = set()  # lemmas whose count in Redis is in ``df``
+        self.counted: Counter[str] = Counter()  # what this document adds, for Redis when it is written
+        self.counted_docs = 0
+
+    def _read_counts(self, lemmas: Iterable[str]) -> None:
+        unread = [lemma for lemma in dict.fromkeys(lemmas) if lemma and lemma not in self._read]
+        if unread:
+            for lemma, count in zip(unread, self._redis.hmget(self._df_key, unread)):
+                self.df[lemma] += int(count or 0)
+            self._read.update(unread)
+
+    def add(self, lemmas: Iterable[str] | str) -> None:
+        distinct = set(lemmas.split() if isinstance(lemmas, str) else lemmas) - {""}
+        self._read_counts(distinct)
+        self.counted.update(distinct)
+        self.counted_docs += 1
+        super().add(distinct)
+
+    def add_documents(self, documents: Iterable[Iterable[str] | str]) -> None:
+        documents = [d.split() if isinstance(d, str) else list(d) for d in documents]
+        self._read_counts(lemma for lemmas in documents for lemma in lemmas)
+        for lemmas in documents:
+            self.add(lemmas)
+
+    def frequency(self, lemma: str) -> int:
+        self._read_counts([lemma])
+        return super().frequency(lemma)
+

@@ -83,11 +83,15 @@ class KeywordStats:
         for lemmas in documents:
             self.add(lemmas)
 
+    def frequency(self, lemma: str) -> int:
+        """Documents counted with ``lemma``."""
+        return self.df.get(lemma, 0)
+
     def idf(self, lemma: str) -> float:
         """BM25-style IDF, log(1 + (N - df + 0.5) / (df + 0.5)); 1.0 while the statistics are empty."""
         if self.n_docs <= 0:
             return 1.0
-        df = min(self.df.get(lemma, 0), self.n_docs)
+        df = min(self.frequency(lemma), self.n_docs)
         return math.log(1.0 + (self.n_docs - df + 0.5) / (df + 0.5))
 
     def to_dict(self) -> dict:

@@ -37,8 +37,9 @@ from ingest.blocks import ParseError
 from ingest.evidence import Evidence
 from ingest.pipeline import evidence_for
 from ingest.views import LLMSummarizer
-from text.lemmas import Lemmatizer
 from ingest.sources import SourceFile
+from text.detect import detect_language
+from text.lemmas import Lemmatizer
 from workers.folder import require_web_url
 from workers.grounding import term_evidence
 from workers.submit import content_tokens, unpack
@@ -172,11 +173,13 @@ class EvidentTask(Task):
 @worker_process_init.connect
 def load_models(**_kwargs) -> None:
     """Each worker process loads the models as it starts (they load on first use), so a task's time limit is
-    spent on its file alone: measured here, the first file of a fresh process took over 20 s otherwise."""
+    spent on its file alone: measured here, the first file of a fresh process took over 20 s otherwise (the
+    language detector's word lists alone 5 s)."""
     ctx = current_app.tasks["evident.ingest_file"].context
     ctx.embedder.embed(["warm up"])
     for lang in ctx.lemmatizer.languages:
         ctx.lemmatizer.lemmas("warm up", lang)
+    detect_language("warm up")
 
 
 def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] | None = None) -> str:
