@@ -83,15 +83,14 @@ class EmbeddingConfig:
     # with torch on 2 busy cores: a query took 300 ms with 2 threads against 20 ms with 1 (each thread waits
     # for the other whenever one is descheduled); use the cores with processes instead (API workers, pool).
     threads: int = 1
-    # What runs the model: torch; onnx (ONNX Runtime on a copy exported once from the local model); onnx-int8
-    # (that copy with int8 weights, one text a run). Measured on the bench (README, "The embedder"): onnx gives
-    # torch's P@1 and is no faster; onnx-int8 embeds twice as fast but lost 0.008-0.009 raw P@1 on both bench
-    # files against torch's run of the same minutes (more than the 0.005 allowed), so torch stays the default.
-    backend: Literal["torch", "onnx", "onnx-int8"] = "torch"
-    # What embeds a question at search time; empty: ``backend``. torch and onnx give the same vectors (cosine
-    # 1.0000 on the bench's 121 questions), so either reads an index the other built, and onnx embeds one short
-    # question in 5.5 ms against torch's 12.3 ms (p50, one thread). Ignored where the vectors would differ
-    # (onnx-int8 on either side) or the model does not run on onnx: questions are then embedded by ``backend``.
+    # What runs the model at ingest: torch; onnx (ONNX Runtime on a copy exported once from the local model);
+    # onnx-int8 (that copy with int8 weights, one text a run). Measured on the bench (README, "The embedder"):
+    # onnx gives torch's vectors and is no faster; onnx-int8 embeds the bench's texts in 21.9 s against torch's
+    # 38.5 s, and its index searched with onnx's question vectors gave torch's P@1 on both bench files.
+    backend: Literal["torch", "onnx", "onnx-int8"] = "onnx-int8"
+    # What embeds a question at search time; empty: ``backend``. onnx embeds one short question in 5.5 ms
+    # against torch's 12.3 ms (p50, one thread) with torch's vectors (cosine 1.0000 on the bench's 121
+    # questions), and reads an index of any backend. A model that onnx does not run is embedded by ``backend``.
     query_backend: Literal["", "torch", "onnx", "onnx-int8"] = "onnx"
     # Where the ONNX exports are kept; empty: $XDG_CACHE_HOME/evident/models, else ~/.cache/evident/models.
     cache_dir: str = ""
