@@ -146,24 +146,23 @@ def cmd_ingest(args, settings: Settings) -> int:
         if not files:
             return 1 if missing else 0
     job_id = queue_files(create_app(settings), jobs, files, force=args.force, problems=missing)
-    print(f"job {job_id}: {len(files)} files queued", file=sys.stderr)
-    if args.no_wait:
-        print(job_id)
-        return 0
-    with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr,
-              mininterval=PROGRESS_REDRAW) as bar:
-        def show(status):
-            progressed = status.done + status.skipped + status.failed + status.cancelled
-            if progressed != bar.n:
-                bar.set_postfix(failed=status.failed, refresh=False)
-                bar.update(progressed - bar.n)
+    try:  # from here on Ctrl-C stops only the following, wherever it lands: the worker has the job
+        print(f"job {job_id}: {len(files)} files queued", file=sys.stderr)
+        if args.no_wait:
+            print(job_id)
+            return 0
+        with tqdm(total=len(files), unit="file", desc=f"ingest {job_id}", file=sys.stderr,
+                  mininterval=PROGRESS_REDRAW) as bar:
+            def show(status):
+                progressed = status.done + status.skipped + status.failed + status.cancelled
+                if progressed != bar.n:
+                    bar.set_postfix(failed=status.failed, refresh=False)
+                    bar.update(progressed - bar.n)
 
-        try:
             status = wait_for_job(jobs, job_id, args.timeout, on_progress=show)
-        except KeyboardInterrupt:  # only the following stops: the worker has the job
-            bar.close()
-            print(jobs_cli.left_running(settings, job_id), file=sys.stderr)
-            return 130
+    except KeyboardInterrupt:
+        print(jobs_cli.left_running(settings, job_id), file=sys.stderr)
+        return 130
     for error in status.errors:
         print(f"error: {error['file']}: {error['reason']}", file=sys.stderr)
     print(f"job {job_id}: {status.done} indexed, {status.skipped} unchanged, {status.failed} failed"

@@ -13,6 +13,11 @@ VISIBILITY_MARGIN = 60
 # default is 100 s, longer than a short test timeout and than a user waits for a lost file to come back).
 RESTORE_SWEEP_SECONDS = 5
 RESULT_EXPIRES = 24 * 3600  # task results are only looked at while a job is followed; a day is plenty
+# Seconds a new pool process may take to load its models (``tasks.load_models``) before Celery kills it as hung.
+# Celery's 4 s killed every process that replaced one that died (a hard time limit, the kernel's OOM killer): it
+# loads the embedder, the lemmatizer and the language detector, 10 s here, more on busy cores or while the first
+# ONNX export runs, and its replacement was killed in turn, so the pool ran one process short from then on.
+PROCESS_START_SECONDS = 300
 
 
 def visibility_timeout(worker: WorkerConfig) -> int:
@@ -43,6 +48,7 @@ def create_app(settings: Settings | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        worker_proc_alive_timeout=PROCESS_START_SECONDS,
         task_soft_time_limit=settings.worker.soft_time_limit,
         task_time_limit=settings.worker.time_limit,
         broker_transport_options={"visibility_timeout": visibility,

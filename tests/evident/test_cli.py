@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 
-CTRL_C_PAGES = 20  # bench wiki pages ingested and left: a worker takes tens of seconds, Ctrl-C comes at once
+CTRL_C_PAGES = 20  # bench wiki pages ingested and left while the worker takes none; Ctrl-C comes at once
 REQUIRED = {"id", "kind", "url", "title", "heading_path", "text", "context", "lang", "acl"}
 
 
@@ -135,6 +135,7 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
     import shutil
     import signal
 
+    from core.jobs import INGEST_QUEUE
     from tests.conftest import SHARED_BENCH
     from workers.submit import prune, wait_for_job
 
@@ -142,6 +143,9 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
     folder.mkdir()
     for page in sorted((SHARED_BENCH / "wiki" / "pages").glob("*.json"))[:CTRL_C_PAGES]:
         shutil.copy(page, folder / page.name)
+    # The worker takes no task until the job is cancelled (it may hold one it took already): a worker that
+    # ingests faster than `evident jobs cancel` starts would otherwise leave nothing to cancel.
+    worker.control.cancel_consumer(INGEST_QUEUE, reply=True)
     try:
         following = subprocess.Popen([sys.executable, "-m", "evident.cli", "ingest", str(folder)], text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -158,6 +162,7 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
         cancel = evident("jobs", "cancel", job_id, env=index_env(settings))
         assert cancel.returncode == 0, cancel.stderr
         assert cancel.stdout.startswith(job_id) and ("cancelling" in cancel.stdout or "cancelled" in cancel.stdout)
+        worker.control.add_consumer(INGEST_QUEUE, reply=True)
         status = wait_for_job(jobs, job_id, timeout=600)
         assert status.state == "cancelled" and status.cancelled >= 1, status
         assert status.done + status.skipped + status.failed + status.cancelled == status.total == CTRL_C_PAGES
@@ -168,4 +173,5 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
         unknown = evident("jobs", "show", "nope", env=index_env(settings))
         assert unknown.returncode == 1 and "no ingest job 'nope'" in unknown.stderr
     finally:
+        worker.control.add_consumer(INGEST_QUEUE, reply=True)  # already consuming, unless a check failed before
         prune(jobs, stores, settings, [str(folder)], [])

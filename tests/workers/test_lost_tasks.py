@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import time
 
 import pytest
@@ -30,6 +31,10 @@ SOFT_LIMIT_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "4", "EVIDENT_WORKER_TIME_LI
 KILL_AFTER = 3  # files counted before the worker is killed: the job is under way, most of it still queued
 JOB_WAIT = 900  # seconds a job of the 55 bench pages may take here, a worker restart and redelivery included
 POLL_SECONDS = 0.2
+PING_SECONDS = 5  # a worker busy loading a process's models still answers its control messages in this
+# Seconds for a killed pool process's replacement to start and ingest one small page: its models load in about
+# 10 s here; Celery's own start timeout killed each replacement after 4 s, so the page was never ingested.
+REPLACEMENT_WAIT = 120
 
 
 @pytest.fixture(scope="module")
@@ -97,3 +102,34 @@ def test_a_file_past_the_soft_time_limit_is_recorded_and_the_job_goes_on(lost, s
     assert [e["reason"] for e in status.errors] == [
         "slow/scanned.pdf: stopped after 4 s ([worker] soft_time_limit, EVIDENT_WORKER_SOFT_TIME_LIMIT); skipped"]
     assert any(doc_id.endswith("page.html") for doc_id in searchable_documents(stores, lost_settings))
+
+
+def pool_processes(worker: WorkerProcess) -> list[int]:
+    """The pids of the worker's pool processes, as the worker reports them."""
+    stats = worker.app.control.inspect(timeout=PING_SECONDS).stats() or {}
+    return [pid for answer in stats.values() for pid in answer["pool"]["processes"]]
+
+
+def test_a_pool_process_killed_by_the_system_is_replaced_and_the_replacement_works(lost, stores, tmp_path):
+    """The kernel's OOM killer or a hard time limit ends a pool process; the worker starts another, which loads
+    its models for longer than Celery's default start timeout (4 s) and must not be killed for it."""
+    lost_settings, lost_jobs = lost
+    worker = WorkerProcess(lost_settings, {"EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"})
+    worker.start()
+    try:
+        [first] = pool_processes(worker)
+        os.kill(first, signal.SIGKILL)
+        deadline = time.monotonic() + REPLACEMENT_WAIT
+        while (replaced := pool_processes(worker)) in ([], [first]):
+            assert time.monotonic() < deadline, "no process replaced the killed one"
+            time.sleep(POLL_SECONDS)
+        folder = tmp_path / "after"
+        folder.mkdir()
+        (folder / "manifest.json").write_text('{"base": "https://files.example.org/after/"}', encoding="utf-8")
+        shutil.copy(SAMPLES / "site" / "handbook" / "onboarding.html", folder / "page.html")
+        files, _missing, _skipped = discover([str(folder)])
+        status = wait_for_job(lost_jobs, queue_files(worker.app, lost_jobs, files), REPLACEMENT_WAIT)
+        assert status.finished and status.done == 1, status.errors
+        assert pool_processes(worker) == replaced  # the process that did the work is the one that replaced it
+    finally:
+        worker.stop()
