@@ -358,4 +358,3 @@ class CorpusKeywordStats(KeywordStats):
     def frequency(self, lemma: str) -> int:
         self._read_counts([lemma])
         return super().frequency(lemma)
-

@@ -45,6 +45,8 @@ def test_two_workers_counting_keywords_at_once_lose_no_counts(settings, scratch)
         assert stats.n_docs == 2 * UPDATES
         assert stats.frequency("shared") == 2 * UPDATES
         assert stats.frequency("a-0") == stats.frequency(f"b-{UPDATES - 1}") == 1 and stats.frequency("c-0") == 0
+    counted = redis.Redis.from_url(settings.redis.url).hlen(f"{scratch.prefix}:keyword-df")
+    assert counted == 1 + 2 * UPDATES  # the lemmas counted, and nothing a lookup read
 
 
 def test_a_failed_count_adds_nothing(scratch):
