@@ -8,8 +8,8 @@ one call to the same embedder, which gives the embedder's own time and its share
 Search: an API is started for the run (``evident serve`` on a free loopback port, or ``--api URL`` for one
 already running) and asked ``GET /api/search`` by 1 and 4 concurrent clients, in BM25 and in hybrid mode;
 each client goes through the questions file in its own order. ``--scale N`` copies the evidence under new
-ids, doc ids and URLs into a throwaway alias of about N evidence, measures search there through an API of
-its own, then deletes it.
+ids, doc ids and URLs into a throwaway alias of about N evidence, merged into one segment as ``evident
+reindex`` leaves an index, measures search there through an API of its own, then deletes it.
 
 The bench works on the settings' alias and Redis database: give it its own
 (``EVIDENT_OPENSEARCH_INDEX_ALIAS=bench EVIDENT_REDIS_URL=redis://127.0.0.1:6379/7``), since it re-ingests
@@ -227,7 +227,7 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
     """Ingest ``corpus`` through the worker (timed), then the embedder alone on the texts it embedded."""
     from core.embedding import Embedder
     from core.jobs import JobStore
-    from core.index import init_index
+    from core.index import init_index, merge_segments
     from workers.folder import discover
     from workers.submit import queue_files, wait_for_job
     from workers.tasks import embedded_views, view_texts
@@ -311,7 +311,7 @@ def build_scale_index(client, settings: Settings, target: int) -> tuple[Settings
     """A throwaway alias of about ``target`` evidence: the alias's evidence, then copies of it under new ids,
     doc ids and URLs and without their near-duplicate signature (so grouping, ranking and the fold of
     near-duplicates see distinct pages, as a real corpus mostly has); returns its settings and its size."""
-    from core.index import init_index
+    from core.index import init_index, merge_segments
 
     source_alias = settings.opensearch.index_alias
     scale = replace(settings, opensearch=replace(settings.opensearch, index_alias=source_alias + SCALE_SUFFIX))
@@ -332,6 +332,7 @@ def build_scale_index(client, settings: Settings, target: int) -> tuple[Settings
         if done.get("failures"):
             raise RuntimeError(f"copying into {scale.opensearch.index_alias} failed: {done['failures'][:1]}")
     client.indices.refresh(index=scale.opensearch.index_alias)
+    merge_segments(client, scale.opensearch.index_alias)  # as ``evident reindex`` leaves an index
     return scale, client.count(index=scale.opensearch.index_alias)["count"]
 
 

@@ -1,17 +1,18 @@
 """``Searcher``, the one place both the API and the evaluation command search through.
 
-A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches
-against ``SearchConfig``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas,
-translations: ``query``, ``conversation``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the
-question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies with the
-caller's filters: ``retrievers``) -> ``retrieve`` (one ``_msearch``, or one ``hybrid`` query with a search
-pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) -> ``prioritize``
-(pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder: ``rerank``)
--> ``group`` (by page: ``grouping``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
-``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL filter is
-inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has the
-fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
-response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval --misses``).
+A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
+``SearchConfig``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas, translations:
+``query``, ``conversation``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the question's own
+words find them: ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies with the caller's filters:
+``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or one ``hybrid``
+query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
+``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional
+cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``collapse_duplicates`` (near-duplicate pages as
+one result: ``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The
+caller's ACL filter is inside every retriever, so a restricted page never reaches the fusion step. A request to
+``explain`` has the fusion, the priors and the reranker book what each adds to each evidence's score as they add
+it, and the response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval
+--misses``).
 """
 from __future__ import annotations
 
@@ -170,19 +171,30 @@ class Searcher:
         if plan.mode in ("dense", "hybrid"):
             model_language = self.settings.embedding.language
             vectors = self.embedder.embed(dense_texts(query, model_language))
-            out += knn_retrievers(vectors, query.lang != model_language, plan.views, plan.depth, filters, cfg)
+            # The ACL alone admits most evidence and is cheaper after the search; a facet or date filter
+            # may admit few, and the server-side fusion has no second ask: inside the search then.
+            filter_after = len(filters) == 1 and not plan.server_side
+            out += knn_retrievers(vectors, query.lang != model_language, plan.views, plan.depth, filters, cfg,
+                                  filter_after)
         return out
 
     def retrieve(self, plan: Plan, retrievers: list[Retriever]) -> Retrieved:
-        """Run the retrievers: one ``_msearch``, or one ``hybrid`` query whose pipeline fuses them."""
+        """Run the retrievers: one ``_msearch`` (and one more for the k-NN lists that their filters, applied
+        after the search, left shorter than asked), or one ``hybrid`` query whose pipeline fuses them."""
         index = self.settings.opensearch.index_alias
         if plan.server_side:
             processor = fusion.pipeline_processor(plan.fusion, [r.weight for r in retrievers],
                                                   self.settings.search.rrf_k)
             response = run_hybrid(self.client, index, retrievers, plan.depth, processor)
             return Retrieved([response["hits"]["hits"]], fused=True)
-        responses = run_each(self.client, index, retrievers, plan.depth)
-        return Retrieved([r["hits"]["hits"] for r in responses], fused=False)
+        ranked = [r["hits"]["hits"] for r in run_each(self.client, index, retrievers, plan.depth)]
+        short = [i for i, (r, hits) in enumerate(zip(retrievers, ranked)) if r.fallback and len(hits) < plan.depth]
+        if short:  # filtered after the search, too few were left: asked again with the filters inside
+            again = run_each(self.client, index, [replace(retrievers[i], body=retrievers[i].fallback) for i in short],
+                             plan.depth)
+            for i, response in zip(short, again):
+                ranked[i] = response["hits"]["hits"]
+        return Retrieved(ranked, fused=False)
 
     def fuse(self, plan: Plan, retrievers: list[Retriever], retrieved: Retrieved, explain: bool) -> list[dict]:
         """One list of evidence, best first, each with its ``_score_fused`` (and, to ``explain``, its

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+import re
 from functools import lru_cache
 
 from text.langcode import normalize_lang
 from text.lemmas import Token
 
-__all__ = ["stopwords", "is_stop", "content_words"]
+__all__ = ["stopwords", "is_stop", "content_words", "without_analyzer_stop_words"]
 
+_LETTERS = re.compile(r"[\W_]+")  # what is not a letter or digit, around a word ("it?", "(the")
 _AUXILIARY_LEMMAS = {
     "en": ("be", "have", "do", "will", "shall", "can", "may", "must"),
     "de": ("sein", "haben", "werden", "können", "müssen", "sollen", "wollen", "dürfen", "mögen"),
@@ -30,6 +32,22 @@ _AUXILIARY_LEMMAS = {
     "nl": ("zijn", "hebben", "worden", "kunnen", "moeten", "zullen"),
     "pt": ("ser", "estar", "ter", "haver", "poder", "dever"),
 }
+# The stop words of Lucene's English analyzer (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), the one the index's
+# ``.en`` fields use; the other languages' analyzers in the index template drop none.
+ANALYZER_STOP_WORDS = {"en": frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
+    "they this to was will with".split())}
+
+
+def without_analyzer_stop_words(text: str, lang: str) -> str:
+    """``text`` without the words its language's search analyzer drops (``ANALYZER_STOP_WORDS``), the rest
+    as written (a word keeps its punctuation, so a field's own tokenizer still reads "HVX-4.1" whole); the
+    text as it is when nothing else is left."""
+    stop = ANALYZER_STOP_WORDS.get(normalize_lang(lang), frozenset())
+    kept = [word for word in text.split() if _LETTERS.sub("", word.lower()) not in stop]
+    return " ".join(kept) or text
+
+
 @lru_cache(maxsize=64)
 def stopwords(lang: str) -> frozenset[str]:
     """spaCy's stop words of a language (lowercase), plus the lemmas of its auxiliaries; empty if unknown."""

@@ -34,3 +34,30 @@ def test_an_index_from_an_older_template_gains_the_new_fields(stores, settings):
     finally:
         stores.indices.delete(index=f"{alias}-old")
         stores.indices.delete_index_template(name=alias)
+
+
+
+def search_segments(stores, index: str) -> int:
+    return stores.indices.segments(index=index)["indices"][index]["shards"]["0"][0]["num_search_segments"]
+
+
+def test_reindex_moves_the_evidence_behind_the_same_alias_and_a_merge_leaves_one_segment(stores, settings):
+    from core.index import init_index, merge_segments, reindex
+
+    alias = "reindexed-test-evidence"  # not under the session alias: index templates may not overlap
+    scoped = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    init_index(stores, scoped)
+    try:
+        for n in range(3):  # refreshed after each write: a segment each
+            replace_document(stores, scoped, f"r{n}", [{"id": f"r{n}:1", "doc_id": f"r{n}",
+                                                        "url": f"https://example.org/r{n}", "text": "hello"}])
+        old, = stores.indices.get_alias(name=alias)
+        assert search_segments(stores, old) == 3
+        merge_segments(stores, old)
+        assert search_segments(stores, old) == 1
+        report = reindex(stores, scoped)
+        assert report["from"] == [old] and list(stores.indices.get_alias(name=alias)) == [report["to"]]
+        assert stores.count(index=alias)["count"] == 3 and not stores.indices.exists(index=old)
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from core.settings import SearchConfig
 from search.query import Query, ResolvedQuery
-from search.retrievers import acl_filter, bm25_query, dense_texts, knn_retrievers, request_filters, text_fields
+from search.retrievers import (KNN_OVERSAMPLE, acl_filter, bm25_query, dense_texts, knn_retrievers, request_filters,
+                               text_fields)
 from text.lemmas import Lemmatizer
 
 
@@ -31,6 +32,22 @@ def test_bm25_a_translation_is_a_second_reading():
     assert readings[0]["bool"]["should"][0]["multi_match"]["query"] == "Lerntage"  # content words only
     assert readings[1]["bool"]["boost"] == cfg.translation_boost
     assert [m["multi_match"]["query"] for m in readings[1]["bool"]["should"]] == ["learn day", "geben"]
+
+
+def test_bm25_an_english_question_leaves_out_the_words_its_analyzer_drops():
+    query = _query("What is the rollout window of the HVX-4.1 gateways?", "en", lemmas=["rollout", "window"])
+    reading = bm25_query(query, [], SearchConfig(), Lemmatizer())["bool"]["must"]["dis_max"]["queries"][0]
+    assert reading["bool"]["should"][0]["multi_match"]["query"] == "What rollout window HVX-4.1 gateways?"
+
+
+def test_knn_filtered_after_the_search_asks_more_and_keeps_the_filtered_search_to_fall_back_on():
+    acl = [acl_filter([])]
+    after, = knn_retrievers([[0.5]], False, ("context",), 10, acl, SearchConfig(), filter_after=True)
+    assert after.body == {"bool": {"must": {"knn": {"vec_context": {"vector": [0.5], "k": 10 * KNN_OVERSAMPLE}}},
+                          "filter": acl}}
+    assert after.fallback == {"knn": {"vec_context": {"vector": [0.5], "k": 10, "filter": {"bool": {"filter": acl}}}}}
+    inside, = knn_retrievers([[0.5]], False, ("context",), 10, acl, SearchConfig())
+    assert inside.body == after.fallback and inside.fallback is None
 
 
 def test_dense_side_reads_the_translation_at_a_share():

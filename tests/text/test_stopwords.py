@@ -2,7 +2,7 @@
 import pytest
 
 from text.lemmas import Lemmatizer, Token
-from text.stopwords import content_words, is_stop, stopwords
+from text.stopwords import content_words, is_stop, stopwords, without_analyzer_stop_words
 
 
 def test_stopwords():
@@ -30,3 +30,11 @@ def test_content_words():
     assert [t.text for t in content_words(tokens, "de")] == ["Gehalt", "überwiesen", "erhalten"]
     en = Lemmatizer().analyze("How do I reset the VPN token?", "en")
     assert [t.lemma for t in content_words(en, "en")] == ["reset", "vpn", "token"]
+
+
+def test_the_english_analyzers_stop_words_are_dropped_and_the_rest_kept_as_written():
+    assert without_analyzer_stop_words("Was the HVX-4.1 boot failure (in E3) fixed?", "en") == \
+        "HVX-4.1 boot failure E3) fixed?"
+    assert without_analyzer_stop_words("Who last edited it?", "en") == "Who last edited"  # "last" is content
+    assert without_analyzer_stop_words("to be or not to be", "en") == "to be or not to be"  # nothing else left
+    assert without_analyzer_stop_words("Wer hat die Seite geändert?", "de") == "Wer hat die Seite geändert?"

@@ -202,5 +202,5 @@ def test_another_embedder_backend_re_ingests(settings):
     from workers.tasks import fingerprint
 
     file = SourceFile("docs/a.html", b"<p>a</p>", url="https://a.example/a", source="/corpus/docs")
-    int8 = dataclasses.replace(settings, embedding=dataclasses.replace(settings.embedding, backend="onnx-int8"))
-    assert settings.embedding.backend != "onnx-int8" and fingerprint(file, int8) != fingerprint(file, settings)
+    torch = dataclasses.replace(settings, embedding=dataclasses.replace(settings.embedding, backend="torch"))
+    assert settings.embedding.backend != "torch" and fingerprint(file, torch) != fingerprint(file, settings)
