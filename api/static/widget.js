@@ -5,6 +5,9 @@
 // It asks data-endpoint's /api/search (cross-origin: the page's origin must be in the API's [api] cors_origins)
 // and records an opened result with /api/click, as the search page does. It runs in the host page, so it
 // builds every node with DOM calls and textContent: nothing the API answers is inserted as markup there.
+// It follows a conversation as the search page does: each search sends the tab's earlier questions, what
+// they showed and which result was opened (kept in sessionStorage, so a follow-up asked on the page a result
+// led to still has them), until "New topic" or half an hour without a search.
 (() => {
   "use strict";
   const RESULTS_SHOWN = 8;  // pages under the box: what fits at a glance; the search page pages through the rest
@@ -15,6 +18,19 @@
   const SESSION_KEY = "evident-widget-session";
   const session = sessionStorage.getItem(SESSION_KEY) || uid + Date.now().toString(36);
   sessionStorage.setItem(SESSION_KEY, session);
+  const CONVERSATION_KEY = "evident-widget-conversation";
+  const TURNS_SENT = 4;  // earlier questions sent with a search, as the search page sends: older ones fade out anyway
+  const RESULTS_REMEMBERED = 3;  // of each turn's results: the prior leans on the first, or on the one opened
+  const IDLE_MS = 30 * 60 * 1000;  // a search half an hour after the last one starts a new conversation
+  function conversation() {
+    let saved = null;
+    try { saved = JSON.parse(sessionStorage.getItem(CONVERSATION_KEY)); } catch { saved = null; }
+    const fresh = saved && Array.isArray(saved.turns) && Date.now() - saved.at < IDLE_MS;
+    return fresh ? saved : {turns: [], at: Date.now()};
+  }
+  function remember(turns) {
+    sessionStorage.setItem(CONVERSATION_KEY, JSON.stringify({turns: turns.slice(-TURNS_SENT), at: Date.now()}));
+  }
 
   function node(tag, className, text) {
     const el = document.createElement(tag);
@@ -64,8 +80,13 @@
   button.type = "submit";
   const status = node("div", "evident-status");
   status.setAttribute("role", "status");
+  const newTopic = node("button", "evident-new-topic", "New topic");
+  newTopic.type = "button";
+  newTopic.hidden = !conversation().turns.length;
+  const meta = node("div", "evident-meta");
+  meta.append(status, newTopic);
   form.append(input, button);
-  box.append(form, status, list);
+  box.append(form, meta, list);
   const target = document.querySelector(script.dataset.target || "[data-evident-search]");
   if (target) target.append(box);
   else if (script.closest("body")) script.before(box);
@@ -90,6 +111,11 @@
     }
   }
   function recordClick(option) {
+    const talk = conversation();  // the follow-up is about the page opened, on this page or the next
+    if (talk.turns.length) {
+      talk.turns[talk.turns.length - 1].opened.push(option.dataset.url);
+      remember(talk.turns);
+    }
     const body = JSON.stringify({search_id: searchId, url: option.dataset.url, rank: Number(option.dataset.rank)});
     // keepalive: the request outlives the page the visit leaves; a lost click costs a statistic, not the visit
     fetch(endpoint + "/api/click", {method: "POST", mode: "cors", credentials: "include", keepalive: true,
@@ -132,10 +158,12 @@
     const mine = ++asked;  // a slower earlier answer never replaces a later one
     status.className = "evident-status";
     status.textContent = "Searching…";
-    const params = new URLSearchParams({q: query, k: String(RESULTS_SHOWN), session});
+    const earlier = conversation().turns;
+    const body = JSON.stringify({q: query, k: RESULTS_SHOWN, session, history: earlier});
     let resp, data;
     try {
-      resp = await fetch(`${endpoint}/api/search?${params}`, {mode: "cors", credentials: "include"});
+      resp = await fetch(`${endpoint}/api/search`, {method: "POST", mode: "cors", credentials: "include",
+                                                    headers: {"Content-Type": "application/json"}, body});
       data = await resp.json();
     } catch (error) {
       if (mine !== asked) return;
@@ -157,10 +185,27 @@
     searchId = data.search_id;
     options = data.hits.map(option);
     list.replaceChildren(...options);
-    status.textContent = data.total ? `${data.total} pages` + (data.warnings.length ? ` · ${data.warnings[0]}` : "")
-      : "No results.";
+    const plural = earlier.length > 1 ? "s" : "";
+    const following = earlier.length ? ` · following ${earlier.length} earlier question${plural}` : "";
+    status.textContent = (data.total ? `${data.total} pages` : "No results.") + following
+      + (data.warnings.length ? ` · ${data.warnings[0]}` : "");
+    status.title = data.resolved_query !== data.query ? `searched for: ${data.resolved_query}` : "";
+    remember([...earlier, {q: query, opened: [],
+                           results: data.hits.slice(0, RESULTS_REMEMBERED).map(h => ({url: h.url, title: h.title}))}]);
+    newTopic.hidden = false;
     expand(true);
   }
+
+  newTopic.addEventListener("click", () => {
+    sessionStorage.removeItem(CONVERSATION_KEY);
+    newTopic.hidden = true;
+    status.textContent = "";
+    options = [];
+    list.replaceChildren();
+    expand(false);
+    input.value = "";
+    input.focus();
+  });
 
   form.addEventListener("submit", e => {
     e.preventDefault();

@@ -183,6 +183,10 @@ class Page:
         """From now on a page the tab would go to is not loaded: ``navigations()`` lists what was asked for."""
         self.send("Fetch.enable", patterns=[{"urlPattern": "*", "resourceType": "Document"}])
 
+    def release_navigations(self) -> None:
+        """Pages load again, as before ``hold_navigations``."""
+        self.send("Fetch.disable")
+
     def navigations(self) -> list[str]:
         asked = self._events("Fetch.requestPaused")
         for event in asked:

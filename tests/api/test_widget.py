@@ -150,6 +150,32 @@ def test_on_an_allowed_page_the_widget_finds_and_opens_results_by_keyboard(brows
     assert line["first_click_rank"] == 1 and line["clicked_url"] == fact["Expected URL"]
 
 
+def test_the_widget_follows_the_conversation_onto_the_page_a_result_opened(browser, widget_api, intranet):
+    runbook = next(f for f in facts_table() if f["Kind"] == "rare error code")["Expected URL"]
+    _, allowed, _ = intranet
+    page = browser.page()
+    page.open(allowed + "/")
+    assert searched_on(page, "What does the error TS-E4471 mean?")["options"][0]["href"] == runbook
+    page.hold_navigations()
+    page.press("ArrowDown")
+    page.press("Enter")
+    assert page.wait_for(page.navigations, "the result opened") == [runbook]
+    page.release_navigations()
+
+    page.open(allowed + "/")  # the intranet's next page in the same tab: the conversation goes on there
+    shown = searched_on(page, "and how do I fix it?")
+    assert shown["options"][0]["href"] == runbook
+    assert "following 1 earlier question" in shown["status"]
+    assert "e4471" in page.evaluate("document.querySelector('.evident-widget [role=status]').title").lower()
+    page.screenshot("widget-follow-up.png")
+
+    page.click(".evident-widget .evident-new-topic")
+    assert page.evaluate("document.querySelector('.evident-widget .evident-new-topic').hidden")
+    shown = searched_on(page, "and how do I fix it?")
+    assert "following" not in shown["status"]
+    assert page.evaluate("document.querySelector('.evident-widget [role=status]').title") == ""
+
+
 def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(browser, widget_api, intranet, bad_link):
     _, allowed, _ = intranet
     page = browser.page()
