@@ -32,6 +32,7 @@ one question of the linear ratio's 0.725 / 0.860, so it stays linear).
 from __future__ import annotations
 
 from core.llm import LLMError
+from search.fusion import CARRIED_PREFIX
 from search.query import ResolvedQuery, content_terms, named_codes, title_words
 from search.rewrite import QueryRewriter
 from search.schema import Turn
@@ -124,8 +125,9 @@ def carried_bm25(body: dict, carried: dict[str, float], boost: float, fields: li
     for term, share in carried.items():
         by_share.setdefault(share, []).append(term)
     should = [body["bool"]["must"], *({"multi_match": {"query": " ".join(terms), "fields": fields,
-                                                       "type": "most_fields", "boost": boost * share}}
-                                      for share, terms in by_share.items())]
+                                                       "type": "most_fields", "boost": boost * share,
+                                                       "_name": f"{CARRIED_PREFIX}{n}"}}
+                                      for n, (share, terms) in enumerate(by_share.items()))]
     return {"bool": {"should": should, "minimum_should_match": 1, "filter": body["bool"]["filter"]}}
 
 

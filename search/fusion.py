@@ -14,6 +14,10 @@ MERGE_SHARE = Fraction(2, 3)
 # The normalization and score-ranker processors require weights summing to 1; six decimals keep them exact
 # enough for that and short in the request.
 WEIGHT_DECIMALS = 6
+# A ranked list's named sub-queries (``_name``; their scores come back with ``include_named_queries_score``):
+# the question's readings are alternatives, a dis_max keeps the best; the carried terms add to it.
+READING_PREFIX = "reading_"  # reading_own_words, reading_translated_de
+CARRIED_PREFIX = "carried_"  # carried_0, carried_1: one per share of weight
 
 
 def min_max(scores: list[float]) -> list[float]:
@@ -64,13 +68,34 @@ def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[
             item = items.setdefault(hit["_id"], hit)
             scores[hit["_id"]] = scores.get(hit["_id"], 0.0) + share
             if name:
-                add_part(item, name, share)
+                for part, amount in named_parts(name, share, hit.get("matched_queries")).items():
+                    add_part(item, part, amount)
     fused = []
     for key, score in sorted(scores.items(), key=lambda kv: -kv[1]):
         item = items[key]
         item["_score_fused"] = score
         fused.append(item)
     return fused
+
+
+def named_parts(name: str, share: float, matched: dict[str, float] | list | None) -> dict[str, float]:
+    """A list's share of a fused score split over the named sub-queries that scored the hit (``matched``,
+    name -> score): the best reading (``<name>_own_words``, ``<name>_translated_de``) and the carried terms
+    (``<name>_carried``), in proportion to their raw scores. A proportion of the normalized share, not an
+    exact decomposition (min-max subtracts the list's lowest score first); the whole share as ``name``
+    when the list's sub-queries were not named or scored."""
+    if not isinstance(matched, dict):
+        return {name: share}
+    raw: dict[str, float] = {}
+    readings = {k: v for k, v in matched.items() if k.startswith(READING_PREFIX)}
+    if readings:
+        best = max(readings, key=readings.__getitem__)
+        raw[f"{name}_{best[len(READING_PREFIX):]}"] = readings[best]
+    carried = sum(v for k, v in matched.items() if k.startswith(CARRIED_PREFIX))
+    if carried:
+        raw[f"{name}_carried"] = carried
+    total = sum(raw.values())
+    return {part: share * score / total for part, score in raw.items()} if total > 0 else {name: share}
 
 
 def add_part(item: dict, name: str, amount: float) -> None:

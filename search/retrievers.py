@@ -13,6 +13,7 @@ from opensearchpy import OpenSearch
 from core.index import VECTOR_FIELDS
 from core.settings import SearchConfig
 from ingest import evidence as kinds
+from search.fusion import READING_PREFIX
 from search.query import Query, content_tokens
 from text.lemmas import Lemmatizer
 from text.stopwords import without_analyzer_stop_words
@@ -118,10 +119,11 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
     should: list[dict] = [{"multi_match": {"query": text, "fields": text_fields(lang), "type": "most_fields"}}]
     if query.lemmas:
         should.append({"match": {"lemmas": {"query": " ".join(query.lemmas), "boost": LEMMA_BOOST}}})
-    readings = [{"bool": {"should": should}}]
+    readings = [{"bool": {"should": should, "_name": f"{READING_PREFIX}own_words"}}]
     for target, by_term in query.translated.items():
         # A word the list does not know (a name, a number, a product) is searched as written.
-        readings.append({"bool": {"boost": cfg.translation_boost, "should": [
+        readings.append({"bool": {"boost": cfg.translation_boost, "_name": f"{READING_PREFIX}translated_{target}",
+                                  "should": [
             {"multi_match": {"query": " ".join(by_term.get(term) or [term]), "type": "most_fields",
                              "fields": text_fields(target)}} for term in query.lemmas]}})
     return {"bool": {"must": {"dis_max": {"queries": readings}}, "filter": filters}}
@@ -179,11 +181,18 @@ def msearch(client: OpenSearch, index: str, searches: list[dict]) -> list[dict]:
     return responses
 
 
-def run_each(client: OpenSearch, index: str, retrievers: list[Retriever], size: int) -> list[dict]:
+def run_each(client: OpenSearch, index: str, retrievers: list[Retriever], size: int,
+             named_scores: bool = False) -> list[dict]:
     """Each retriever's response, in retriever order. The matches are not counted (``track_total_hits``), so
-    OpenSearch may skip the evidence that cannot reach the top ``size``."""
-    return msearch(client, index, [{"size": size, "_source": SOURCE_FIELDS, "track_total_hits": False,
-                                    "query": r.body} for r in retrievers])
+    OpenSearch may skip the evidence that cannot reach the top ``size``. ``named_scores``: the lexical
+    retrievers are asked on their own with their named sub-queries' scores (``_msearch`` does not take
+    ``include_named_queries_score``), to explain a search."""
+    bodies = [{"size": size, "_source": SOURCE_FIELDS, "track_total_hits": False, "query": r.body}
+              for r in retrievers]
+    alone = [i for i, r in enumerate(retrievers) if named_scores and r.lexical]
+    together = iter(msearch(client, index, [b for i, b in enumerate(bodies) if i not in alone]))
+    return [client.search(index=index, body=bodies[i], params={"include_named_queries_score": "true"})
+            if i in alone else next(together) for i in range(len(retrievers))]
 
 
 def run_hybrid(client: OpenSearch, index: str, retrievers: list[Retriever], size: int, processor: dict) -> dict:

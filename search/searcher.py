@@ -111,7 +111,7 @@ class Searcher:
         query, warnings = self.understand(request, plan)
         query = self.weigh_shown_pages(request, plan, query)
         retrievers = self.build_retrievers(request, plan, query)
-        retrieved = self.retrieve(plan, retrievers)
+        retrieved = self.retrieve(plan, retrievers, request.explain)
         fused = self.fuse(plan, retrievers, retrieved, request.explain)
         fused = self.prioritize(plan, query, retrievers, fused)
         fused = self.rerank(plan, query, fused)
@@ -178,16 +178,17 @@ class Searcher:
                                   filter_after)
         return out
 
-    def retrieve(self, plan: Plan, retrievers: list[Retriever]) -> Retrieved:
+    def retrieve(self, plan: Plan, retrievers: list[Retriever], explain: bool = False) -> Retrieved:
         """Run the retrievers: one ``_msearch`` (and one more for the k-NN lists that their filters, applied
-        after the search, left shorter than asked), or one ``hybrid`` query whose pipeline fuses them."""
+        after the search, left shorter than asked), or one ``hybrid`` query whose pipeline fuses them. To
+        ``explain``, BM25 is asked apart with its readings' and carried terms' scores."""
         index = self.settings.opensearch.index_alias
         if plan.server_side:
             processor = fusion.pipeline_processor(plan.fusion, [r.weight for r in retrievers],
                                                   self.settings.search.rrf_k)
             response = run_hybrid(self.client, index, retrievers, plan.depth, processor)
             return Retrieved([response["hits"]["hits"]], fused=True)
-        ranked = [r["hits"]["hits"] for r in run_each(self.client, index, retrievers, plan.depth)]
+        ranked = [r["hits"]["hits"] for r in run_each(self.client, index, retrievers, plan.depth, explain)]
         short = [i for i, (r, hits) in enumerate(zip(retrievers, ranked)) if r.fallback and len(hits) < plan.depth]
         if short:  # filtered after the search, too few were left: asked again with the filters inside
             again = run_each(self.client, index, [replace(retrievers[i], body=retrievers[i].fallback) for i in short],

@@ -110,14 +110,14 @@ def test_eval_misses_say_what_each_list_and_prior_added_to_the_gold_and_the_firs
     assert wrong["question"] == asked["Query"] and wrong["gold"]["url"] == other["Expected URL"]
     assert first_gold_rank([wrong["first"]["url"]], [asked["Expected URL"]]) == 1  # the page the words name
     lists = wrong["first"]["contributions"]
-    assert "bm25" in lists and any(name.startswith("dense_") for name in lists)
+    assert "bm25_own_words" in lists and any(name.startswith("dense_") for name in lists)
     pages = [wrong["first"], missed["nowhere"]["first"], *([wrong["gold"]] if wrong["gold"]["contributions"] else [])]
     for page in pages:  # the parts add up to the score shown
         assert sum(page["contributions"].values()) == pytest.approx(page["score"], abs=1e-3)
     assert missed["nowhere"]["gold"] == {"url": "https://nowhere.example.org/page", "rank": None, "score": 0.0,
                                          "contributions": {}}
     table = format_misses(report["misses"])
-    assert f"miss wrong (conversation c2, turn 1): {asked['Query']}" in table and "bm25 +" in table
+    assert f"miss wrong (conversation c2, turn 1): {asked['Query']}" in table and "bm25_own_words +" in table
 
 
 @pytest.mark.parametrize("fusion, server_side, rerank", [("minmax", False, True), ("rrf", False, False),
@@ -136,6 +136,16 @@ def test_an_explained_search_keeps_parts_that_add_up_to_each_page_score(sample_c
     for hit in response.hits:
         assert sum(response.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
     named = {name for parts in response.contributions.values() for name in parts}
-    lists = {"fused_in_opensearch"} if server_side else {"merge": {"view_merge"}}.get(fusion, {"bm25"})
+    lists = ({"fused_in_opensearch"} if server_side
+             else {"merge": {"view_merge"}}.get(fusion, {"bm25_own_words", "bm25_carried"}))
     assert lists | {"shown_page_prior"} | ({"rerank"} if rerank else set()) <= named
     assert any(name.startswith("dense_") for name in named) is (fusion in ("minmax", "rrf") and not server_side)
+
+
+def test_an_explained_german_question_books_the_english_page_to_the_translated_reading(sample_corpus, searcher):
+    fact = next(f for f in facts_table() if f["Kind"] == "German question, English page")
+    response = searcher.search(SearchRequest(query=fact["Query"], explain=True))
+    assert response.hits[0].url == fact["Expected URL"]
+    parts = response.contributions[fact["Expected URL"]]
+    assert parts.get("bm25_translated_en", 0) > 0 and "bm25" not in parts  # BM25's share, by the reading that scored
+    assert sum(parts.values()) == pytest.approx(response.hits[0].score, abs=1e-5)

@@ -57,8 +57,9 @@ def test_carried_terms_join_the_questions_bm25_at_their_shares():
     body = carried_bm25(own, {"reminder": 1.0, "certificate": 0.5, "ota": 0.5}, 0.6, ["title^2", "text"])["bool"]
     assert body["should"][0] == {"match": {"text": "deadline"}} and body["filter"] == own["bool"]["filter"]
     fields = {"fields": ["title^2", "text"], "type": "most_fields"}
-    assert body["should"][1:] == [{"multi_match": {"query": "reminder", **fields, "boost": 0.6}},
-                                  {"multi_match": {"query": "certificate ota", **fields, "boost": 0.3}}]
+    assert body["should"][1:] == [{"multi_match": {"query": "reminder", **fields, "boost": 0.6, "_name": "carried_0"}},
+                                  {"multi_match": {"query": "certificate ota", **fields, "boost": 0.3,
+                                                   "_name": "carried_1"}}]  # named: --misses tells them apart
     assert body["minimum_should_match"] == 1  # a page holding only the carried subject is still found
 
 

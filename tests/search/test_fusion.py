@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from search.fusion import fuse, merge_views, min_max, page_parts, pipeline_processor, rank_one_unit, rank_shares
+from search.fusion import (fuse, merge_views, min_max, named_parts, page_parts, pipeline_processor, rank_one_unit,
+                           rank_shares)
 
 
 def _hits(*pairs, section: str | None = None) -> list[dict]:
@@ -87,3 +88,11 @@ def test_pipeline_weights_sum_to_one(fusion, name):
     processor = pipeline_processor(fusion, [1.0, 0.3, 0.15], 60)
     weights = processor[name]["combination"]["parameters"]["weights"]
     assert sum(weights) == pytest.approx(1.0, abs=1e-9) and weights[0] == round(1 / 1.45, 6)
+
+
+def test_a_lists_share_is_split_by_its_best_reading_and_the_carried_terms():
+    matched = {"reading_own_words": 1.0, "reading_translated_de": 3.0, "carried_0": 0.5, "carried_1": 0.5}
+    assert named_parts("bm25", 0.8, matched) == pytest.approx({"bm25_translated_de": 0.6, "bm25_carried": 0.2})
+    assert named_parts("bm25", 0.8, {"reading_own_words": 2.0}) == {"bm25_own_words": 0.8}
+    assert named_parts("bm25", 0.8, ["reading_own_words"]) == {"bm25": 0.8}  # names without scores
+    assert named_parts("dense_context", 0.3, None) == {"dense_context": 0.3}
