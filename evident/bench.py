@@ -227,7 +227,7 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
     """Ingest ``corpus`` through the worker (timed), then the embedder alone on the texts it embedded."""
     from core.embedding import Embedder
     from core.jobs import JobStore
-    from core.index import init_index, merge_segments
+    from core.index import init_index
     from workers.folder import discover
     from workers.submit import queue_files, wait_for_job
     from workers.tasks import embedded_views, view_texts

@@ -32,7 +32,7 @@ one question of the linear ratio's 0.725 / 0.860, so it stays linear).
 from __future__ import annotations
 
 from core.llm import LLMError
-from search.fusion import CARRIED_PREFIX
+from search.fusion import CARRIED_PREFIX, query_name
 from search.query import ResolvedQuery, content_terms, named_codes, title_words
 from search.rewrite import QueryRewriter
 from search.schema import Turn
@@ -115,18 +115,20 @@ def conversation_reading(query: str, history: list[Turn], lang: str, lemmatizer:
     return ResolvedQuery(query, carried, f"{history[-1].query} {query}", prior, True)
 
 
-def carried_bm25(body: dict, carried: dict[str, float], boost: float, fields: list[str]) -> dict:
+def carried_bm25(body: dict, carried: dict[str, float], boost: float, fields: list[str],
+                 explain: bool = False) -> dict:
     """A question's BM25 body (``retrievers.bm25_query``) with the carried terms as further optional
     clauses over the same ``fields`` as the question's words: a page scores for the question's words as
     before, plus the carried terms it holds at each term's share of ``boost``; a page holding only carried
     terms is still found. (Over the lemma field alone the carried subject was too weak to hold a page:
-    tune half 0.714 -> 0.725 P@1, questions.jsonl 0.851 -> 0.893.)"""
+    tune half 0.714 -> 0.725 P@1, questions.jsonl 0.851 -> 0.893.) To ``explain``, the clauses are named
+    sub-queries."""
     by_share: dict[float, list[str]] = {}
     for term, share in carried.items():
         by_share.setdefault(share, []).append(term)
     should = [body["bool"]["must"], *({"multi_match": {"query": " ".join(terms), "fields": fields,
                                                        "type": "most_fields", "boost": boost * share,
-                                                       "_name": f"{CARRIED_PREFIX}{n}"}}
+                                                       **query_name(f"{CARRIED_PREFIX}{n}", explain)}}
                                       for n, (share, terms) in enumerate(by_share.items()))]
     return {"bool": {"should": should, "minimum_should_match": 1, "filter": body["bool"]["filter"]}}
 

@@ -20,6 +20,12 @@ READING_PREFIX = "reading_"  # reading_own_words, reading_translated_de
 CARRIED_PREFIX = "carried_"  # carried_0, carried_1: one per share of weight
 
 
+def query_name(name: str, explain: bool) -> dict:
+    """The ``_name`` a sub-query carries in an explained search, none otherwise: OpenSearch matches every
+    named sub-query against every hit it returns (about 1 ms a BM25 search at 50k evidence)."""
+    return {"_name": name} if explain else {}
+
+
 def min_max(scores: list[float]) -> list[float]:
     """Each score scaled to [0, 1] between the lowest and the highest; all 1 when they are equal."""
     low, high = min(scores, default=0.0), max(scores, default=0.0)

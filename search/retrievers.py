@@ -13,7 +13,7 @@ from opensearchpy import OpenSearch
 from core.index import VECTOR_FIELDS
 from core.settings import SearchConfig
 from ingest import evidence as kinds
-from search.fusion import READING_PREFIX
+from search.fusion import READING_PREFIX, query_name
 from search.query import Query, content_tokens
 from text.lemmas import Lemmatizer
 from text.stopwords import without_analyzer_stop_words
@@ -96,14 +96,16 @@ def text_fields(lang: str) -> list[str]:
     return fields
 
 
-def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer: Lemmatizer) -> dict:
+def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer: Lemmatizer,
+               explain: bool = False) -> dict:
     """BM25 over the question as written; with translations, each page scored in its own language.
 
     The question as written and its word-by-word translation into each other language are
     alternatives (``dis_max``): a page takes the better of the two, the translation at
     ``translation_boost``. So an English page answering a German question competes with German
     pages on the same concepts, and a German page on the same topic keeps a small edge. Terms carried
-    over from earlier turns are the conversation stage's to add (``conversation.carried_bm25``).
+    over from earlier turns are the conversation stage's to add (``conversation.carried_bm25``). To
+    ``explain``, the readings are named sub-queries (``fusion.named_parts`` splits BM25's share by them).
     """
     resolved, lang = query.resolved, query.lang
     text = resolved.text
@@ -119,11 +121,11 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
     should: list[dict] = [{"multi_match": {"query": text, "fields": text_fields(lang), "type": "most_fields"}}]
     if query.lemmas:
         should.append({"match": {"lemmas": {"query": " ".join(query.lemmas), "boost": LEMMA_BOOST}}})
-    readings = [{"bool": {"should": should, "_name": f"{READING_PREFIX}own_words"}}]
+    readings = [{"bool": {"should": should, **query_name(f"{READING_PREFIX}own_words", explain)}}]
     for target, by_term in query.translated.items():
         # A word the list does not know (a name, a number, a product) is searched as written.
-        readings.append({"bool": {"boost": cfg.translation_boost, "_name": f"{READING_PREFIX}translated_{target}",
-                                  "should": [
+        readings.append({"bool": {"boost": cfg.translation_boost,
+                                  **query_name(f"{READING_PREFIX}translated_{target}", explain), "should": [
             {"multi_match": {"query": " ".join(by_term.get(term) or [term]), "type": "most_fields",
                              "fields": text_fields(target)}} for term in query.lemmas]}})
     return {"bool": {"must": {"dis_max": {"queries": readings}}, "filter": filters}}
@@ -189,7 +191,7 @@ def run_each(client: OpenSearch, index: str, retrievers: list[Retriever], size: 
     ``include_named_queries_score``), to explain a search."""
     bodies = [{"size": size, "_source": SOURCE_FIELDS, "track_total_hits": False, "query": r.body}
               for r in retrievers]
-    alone = [i for i, r in enumerate(retrievers) if named_scores and r.lexical]
+    alone = {i for i, r in enumerate(retrievers) if named_scores and r.lexical}
     together = iter(msearch(client, index, [b for i, b in enumerate(bodies) if i not in alone]))
     return [client.search(index=index, body=bodies[i], params={"include_named_queries_score": "true"})
             if i in alone else next(together) for i in range(len(retrievers))]

@@ -163,10 +163,10 @@ class Searcher:
         out = []
         if plan.mode in ("bm25", "hybrid"):
             body = bm25_query(replace(query, resolved=replace(query.resolved, carried={})), filters, cfg,
-                              self.lemmatizer)
+                              self.lemmatizer, request.explain)
             if query.resolved.carried:
                 body = carried_bm25(body, query.resolved.carried, cfg.carried_boost,
-                                    [*text_fields(query.lang), "lemmas"])
+                                    [*text_fields(query.lang), "lemmas"], request.explain)
             out.append(Retriever(body, cfg.bm25_weight, lexical=True))
         if plan.mode in ("dense", "hybrid"):
             model_language = self.settings.embedding.language

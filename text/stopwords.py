@@ -13,8 +13,8 @@ keyword view keeps the list as it is.)
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from text.langcode import normalize_lang

@@ -22,6 +22,7 @@
   const TURNS_SENT = 4;  // earlier questions sent with a search, as the search page sends: older ones fade out anyway
   const RESULTS_REMEMBERED = 3;  // of each turn's results: the prior leans on the first, or on the one opened
   const IDLE_MS = 30 * 60 * 1000;  // a search half an hour after the last one starts a new conversation
+  const OPENED_SENT = 10;  // opened results a turn keeps, the last ones: what the API takes (more is refused)
   function conversation() {
     let saved = null;
     try { saved = JSON.parse(sessionStorage.getItem(CONVERSATION_KEY)); } catch { saved = null; }
@@ -113,7 +114,8 @@
   function recordClick(option) {
     const talk = conversation();  // the follow-up is about the page opened, on this page or the next
     if (talk.turns.length) {
-      talk.turns[talk.turns.length - 1].opened.push(option.dataset.url);
+      const turn = talk.turns[talk.turns.length - 1];
+      turn.opened = [...turn.opened.filter(url => url !== option.dataset.url), option.dataset.url];
       remember(talk.turns);
     }
     const body = JSON.stringify({search_id: searchId, url: option.dataset.url, rank: Number(option.dataset.rank)});
@@ -158,7 +160,7 @@
     const mine = ++asked;  // a slower earlier answer never replaces a later one
     status.className = "evident-status";
     status.textContent = "Searching…";
-    const earlier = conversation().turns;
+    const earlier = conversation().turns.map(turn => ({...turn, opened: turn.opened.slice(-OPENED_SENT)}));
     const body = JSON.stringify({q: query, k: RESULTS_SHOWN, session, history: earlier});
     let resp, data;
     try {

@@ -4,12 +4,14 @@ the search and click routes."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 
 import pytest
 from werkzeug.serving import make_server
 
 from api.app import allowed_origins, create_app
+from api.schema import MAX_OPENED_RESULTS
 from core.index import delete_documents, replace_document
 from tests.api.browser import Browser
 from tests.conftest import StandIn, serving
@@ -174,6 +176,19 @@ def test_the_widget_follows_the_conversation_onto_the_page_a_result_opened(brows
     shown = searched_on(page, "and how do I fix it?")
     assert "following" not in shown["status"]
     assert page.evaluate("document.querySelector('.evident-widget [role=status]').title") == ""
+
+
+def test_a_turn_with_more_opened_results_than_the_api_takes_still_searches(browser, widget_api, intranet):
+    """A tab that opened many results after one question (in new tabs, say) sends the last ones it opened."""
+    _, allowed, _ = intranet
+    page = browser.page()
+    page.open(allowed + "/")
+    opened = [f"https://wiki.example.com/pages/{n}" for n in range(MAX_OPENED_RESULTS + 2)]
+    turn = {"q": "What does the error TS-E4471 mean?", "results": [], "opened": opened}
+    page.evaluate(f"sessionStorage.setItem('evident-widget-conversation', JSON.stringify("
+                  f"Object.assign({json.dumps({'turns': [turn]})}, {{at: Date.now()}})))")
+    shown = searched_on(page, "and how do I fix it?")
+    assert "following 1 earlier question" in shown["status"] and shown["options"], shown["status"]
 
 
 def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(browser, widget_api, intranet, bad_link):

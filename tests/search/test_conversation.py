@@ -54,13 +54,17 @@ def test_carried_terms_reach_pages_in_another_language_through_their_translation
 
 def test_carried_terms_join_the_questions_bm25_at_their_shares():
     own = {"bool": {"must": {"match": {"text": "deadline"}}, "filter": [{"term": {"acl": "x"}}]}}
-    body = carried_bm25(own, {"reminder": 1.0, "certificate": 0.5, "ota": 0.5}, 0.6, ["title^2", "text"])["bool"]
+    carried = {"reminder": 1.0, "certificate": 0.5, "ota": 0.5}
+    body = carried_bm25(own, carried, 0.6, ["title^2", "text"], explain=True)["bool"]
     assert body["should"][0] == {"match": {"text": "deadline"}} and body["filter"] == own["bool"]["filter"]
     fields = {"fields": ["title^2", "text"], "type": "most_fields"}
     assert body["should"][1:] == [{"multi_match": {"query": "reminder", **fields, "boost": 0.6, "_name": "carried_0"}},
                                   {"multi_match": {"query": "certificate ota", **fields, "boost": 0.3,
                                                    "_name": "carried_1"}}]  # named: --misses tells them apart
     assert body["minimum_should_match"] == 1  # a page holding only the carried subject is still found
+    unexplained = carried_bm25(own, carried, 0.6, ["title^2", "text"])["bool"]["should"][1:]
+    assert [{k: v for k, v in c["multi_match"].items() if k != "_name"} for c in body["should"][1:]] == \
+        [c["multi_match"] for c in unexplained]  # names only to explain: matching them costs every search
 
 
 def test_a_shown_page_keeps_its_prior_as_far_as_the_questions_own_words_find_it():

@@ -40,6 +40,15 @@ def test_bm25_an_english_question_leaves_out_the_words_its_analyzer_drops():
     assert reading["bool"]["should"][0]["multi_match"]["query"] == "What rollout window HVX-4.1 gateways?"
 
 
+def test_bm25_readings_are_named_only_to_explain_a_search():
+    query = _query("Wie viele Lerntage gibt es?", "de", translated={"en": {"lerntag": ["learn", "day"]}},
+                   lemmas=["lerntag", "geben"])
+    explained = bm25_query(query, [], SearchConfig(), Lemmatizer(), explain=True)["bool"]["must"]["dis_max"]
+    assert [r["bool"]["_name"] for r in explained["queries"]] == ["reading_own_words", "reading_translated_en"]
+    plain = bm25_query(query, [], SearchConfig(), Lemmatizer())["bool"]["must"]["dis_max"]
+    assert not any("_name" in r["bool"] for r in plain["queries"])
+
+
 def test_knn_filtered_after_the_search_asks_more_and_keeps_the_filtered_search_to_fall_back_on():
     acl = [acl_filter([])]
     after, = knn_retrievers([[0.5]], False, ("context",), 10, acl, SearchConfig(), filter_after=True)
