@@ -83,11 +83,14 @@ class Lexicon:
         return cls(table)
 
     def lookup(self, word: str, source: str, target: str) -> list[str]:
-        """Translations of one word, best first; a German compound unknown as a whole is split in two."""
+        """Translations of one word, best first; a German compound unknown as a whole is split in two, and a
+        hyphenated word ("Pendler-Zuschuss", "4.1.2-Bericht") unknown as a whole is translated part by part."""
         words = self.table.get((source, target), {})
         word = word.lower()
         if word in words:
             return words[word]
+        if "-" in word.strip("-"):
+            return self._hyphenated(word.strip("-").split("-"), source, target)
         if source != "de":
             return []
         # Longest tail first: Weiterbildungs|budget before Weiter|...
@@ -102,6 +105,16 @@ class Lexicon:
                         return [f"{a} {b}" for a, b in
                                 zip(words[candidate][:_COMPOUND_SENSES], words[tail][:_COMPOUND_SENSES])]
         return []
+
+    def _hyphenated(self, parts: list[str], source: str, target: str) -> list[str]:
+        """A hyphenated word's translations: its parts' best senses side by side, a part the list does not
+        know (a version, a name) as written; none when no part is known."""
+        senses = [self.lookup(part, source, target)[:_COMPOUND_SENSES] if part.isalpha() else [] for part in parts]
+        if not any(senses):
+            return []
+        widest = max(len(found) for found in senses)
+        return [" ".join(found[min(n, len(found) - 1)] if found else part for part, found in zip(parts, senses))
+                for n in range(widest)]
 
     def translate(self, terms: list[str], source: str, target: str, per_term: int = TRANSLATIONS_PER_TERM) -> list[str]:
         """The words of the best ``per_term`` translations of each term, each word once."""

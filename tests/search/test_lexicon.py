@@ -51,6 +51,13 @@ def test_german_compound_unknown_as_a_whole_is_split(lexicon):
     assert lexicon.lookup("budgetday", "en", "de") == []  # only German is split
 
 
+def test_a_hyphenated_word_unknown_as_a_whole_is_translated_part_by_part(lexicon):
+    assert lexicon.lookup("Gehalt-Budget", "de", "en") == ["salary budget", "pay budget"]
+    assert lexicon.lookup("4.1-Gehalt", "de", "en") == ["4.1 salary", "4.1 pay"]  # a version stays as written
+    assert lexicon.lookup("salary-budget", "en", "de") == ["gehalt budget", "besoldung etat"]  # both directions
+    assert lexicon.lookup("SEV-2", "de", "en") == []  # no part known: searched as written
+
+
 def test_translate_gives_each_word_once(lexicon):
     assert lexicon.translate(["gehalt", "tag", "tage"], "de", "en") == ["salary", "pay", "day", "tag", "days"]
 
