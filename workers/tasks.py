@@ -248,13 +248,29 @@ def llm_summaries(settings: Settings, evidence: list[Evidence]) -> list[str]:
     return sorted(warnings)
 
 
+class EvidenceRefused(RuntimeError):
+    """OpenSearch refused a document's evidence: said as what the admin can do, not as a file that could not
+    be read (the file was read; the index would not take it)."""
+
+
 def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) -> dict:
     vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
     result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
     if result["errors"]:
-        raise RuntimeError(f"{len(result['errors'])} evidence rejected by OpenSearch: {result['errors'][0]}")
+        raise EvidenceRefused(refusal(ctx.settings.opensearch.index_alias, len(sources), result["errors"]))
     return result
+
+
+def refusal(alias: str, count: int, errors: list[str]) -> str:
+    """Why OpenSearch refused evidence (``errors``: the bulk items it refused, as JSON), and what to do: a
+    missing index alias is almost always a worker started with other settings than the command that queued
+    the file."""
+    if '"index_not_found_exception"' in errors[0]:
+        return (f"the index alias '{alias}' this worker writes to does not exist, so none of its {count} evidence "
+                f"was written: start the worker with the EVIDENT_OPENSEARCH_INDEX_ALIAS of the command that "
+                f"queued it, or run `evident init` with the worker's settings")
+    return f"OpenSearch refused {len(errors)} of its {count} evidence ({str(errors[0])[:REASON_CHARS]})"
 
 
 def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
@@ -335,6 +351,9 @@ def ingest_file(self: EvidentTask, *, job_id: str, name: str, file: dict, target
         problems = [f"warning: {warning}" for warning in result.get("warnings", [])]
     except self.autoretry_for:
         raise  # an outage: Celery retries the task with backoff
+    except EvidenceRefused as exc:
+        reason = f"{name}: {exc}; skipped"
+        result, problems = {"file": name, "outcome": "failed", "reason": reason}, [reason]
     except SoftLimitReached:
         limit = ctx.settings.worker.soft_time_limit
         reason = f"{name}: stopped after {limit} s ([worker] soft_time_limit, EVIDENT_WORKER_SOFT_TIME_LIMIT); skipped"

@@ -7,6 +7,8 @@ import dataclasses
 import json
 import shutil
 
+import pytest
+
 from tests.conftest import SAMPLES
 from workers.folder import CorpusFile, load
 
@@ -149,6 +151,23 @@ def test_unreachable_endpoint_keeps_the_extractive_summary_and_says_so(settings,
     assert len(result["warnings"]) == 1 and "kept the extractive summary" in result["warnings"][0]
     summaries = _summaries(evidence_of, result["doc_id"])
     assert summaries and "LLM-WRITTEN SUMMARY" not in summaries
+
+
+def test_a_worker_writing_to_a_missing_alias_says_so_and_what_to_do(settings, tmp_path):
+    """A command that queued files for one index alias and a worker started with another: the file is
+    refused with a sentence naming the worker's alias and the setting, not as a file that could not be read."""
+    from workers.tasks import EvidenceRefused, PipelineContext, index_file
+
+    elsewhere = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch,
+                                                                             index_alias="no-such-alias"))
+    page = json.loads(RUNBOOK.read_text(encoding="utf-8"))
+    page["id"] = "77" + page["id"]  # a page of its own: the sample's id is claimed by the file other tests wrote
+    path = tmp_path / "page.json"
+    path.write_text(json.dumps(page), encoding="utf-8")
+    with pytest.raises(EvidenceRefused) as refused:
+        index_file(PipelineContext(elsewhere), load(CorpusFile(path, "alias/page.json")), force=True)
+    assert "'no-such-alias' this worker writes to does not exist" in str(refused.value)
+    assert "EVIDENT_OPENSEARCH_INDEX_ALIAS" in str(refused.value)
 
 
 # -- a job always finishes: redelivery, cancelling, the unexpected ----------------------------------

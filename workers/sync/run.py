@@ -25,7 +25,7 @@ from core.urls import link_problem
 from ingest.blocks import ParsedDocument, ParseError
 from ingest.pipeline import evidence_for
 from ingest.sources import SourceFile
-from workers.tasks import PipelineContext, llm_summaries, write_evidence
+from workers.tasks import EvidenceRefused, PipelineContext, llm_summaries, write_evidence
 
 
 HEARTBEATS_PER_LOCK = 3  # the lock is renewed three times per expiry: two renewals may fail before it lapses
@@ -141,7 +141,7 @@ class SyncRun:
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         try:
             written = write_evidence(self.ctx, parsed.document.doc_id, evidence)
-        except RuntimeError as exc:  # evidence OpenSearch refused (a mapping conflict, a field too large)
+        except EvidenceRefused as exc:  # a mapping conflict, a field too large, a missing alias
             raise ItemError(f"{file.name}: {exc}; not indexed") from exc
         for warning in warnings:
             self.record(file.name, f"warning: {warning}")
