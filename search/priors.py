@@ -63,10 +63,36 @@ def term_anchor_boost(fused: list[dict], asked: str, bonus: float) -> None:
     _shift(fused, named, "term_bonus")
 
 
+def carried_identifiers(carried: dict[str, float], named: dict[str, set[str]], lang: str,
+                        lemmatizer: Lemmatizer) -> list[tuple[dict[str, set[str]], float]]:
+    """The versions, dates and codes the conversation established of the kinds the question does not name
+    (``named``), each kind's from its most recent turn: (identifiers, their share), newest first. "BIOS on the
+    IPC-520?" after questions about HVX 4.2 still asks about 4.2; "And on 4.1?" names its own."""
+    by_kind: dict[str, tuple[set[str], float]] = {}
+    for term, share in carried.items():
+        for kind, ids in identifiers(term, lang, lemmatizer).items():
+            if kind in named:
+                continue
+            found, best = by_kind.get(kind, (set(), 0.0))
+            if share > best:
+                by_kind[kind] = (set(ids), share)
+            elif share == best:
+                found |= ids
+    shares: dict[float, dict[str, set[str]]] = {}
+    for kind, (ids, share) in by_kind.items():
+        shares.setdefault(share, {})[kind] = ids
+    return sorted(((ids, share) for share, ids in shares.items()), key=lambda pair: -pair[1])
+
+
 def apply_priors(fused: list[dict], query: Query, lemmatizer: Lemmatizer, unit: float,
                  cfg: SearchConfig) -> list[dict]:
-    """The fused list with the three priors added (``unit``: what a first rank is worth), best first."""
+    """The fused list with the three priors added (``unit``: what a first rank is worth), best first. The
+    template twins are those of what the question names, and at their share of the penalty, of what the
+    conversation established and the question leaves unnamed (``carried_identifiers``)."""
     follow_up_prior(fused, query.resolved.prior_urls, cfg.prior_weight * unit)
-    twin_penalty(fused, identifiers(query.resolved.text, query.lang, lemmatizer), cfg.twin_penalty * unit)
+    named = identifiers(query.resolved.text, query.lang, lemmatizer)
+    twin_penalty(fused, named, cfg.twin_penalty * unit)
+    for carried, share in carried_identifiers(query.resolved.carried, named, query.lang, lemmatizer):
+        twin_penalty(fused, carried, cfg.twin_penalty * share * unit)
     term_anchor_boost(fused, query.asked, cfg.term_weight * unit)
     return sorted(fused, key=lambda h: -h["_score_fused"])

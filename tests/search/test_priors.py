@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from core.settings import SearchConfig
-from search.priors import apply_priors, follow_up_prior, names_a_twin, term_anchor_boost, twin_penalty
+from search.priors import (apply_priors, carried_identifiers, follow_up_prior, names_a_twin, term_anchor_boost,
+                           twin_penalty)
 from search.query import Query, ResolvedQuery, identifiers
 from text.lemmas import Lemmatizer
 
@@ -75,3 +76,21 @@ def test_each_prior_is_booked_to_its_name_where_the_score_keeps_its_parts():
     for item in (kept, shown):
         assert sum(item["_parts"].values()) == pytest.approx(item["_score_fused"])
     assert ranked[0] is shown
+
+
+def test_the_conversations_version_sets_back_twins_of_a_follow_up_that_names_none():
+    """"BIOS on the IPC-520?" after turns about HVX 4.2: the 4.2 report's twins lose the penalty at the share
+    the carried version has; a follow-up naming its own version is judged by that one alone."""
+    carried = {"4.1": 1.0, "bios": 1.0, "4.2": 0.5, "2025-02-05": 0.25}
+    assert carried_identifiers(carried, {}, "en", Lemmatizer()) == [
+        ({"version": {"4.1"}}, 1.0), ({"date": {"2025-02-05", "--02-05"}}, 0.25)]  # each kind its latest
+    assert carried_identifiers(carried, {"version": {"4.0"}}, "en", Lemmatizer()) == [
+        ({"date": {"2025-02-05", "--02-05"}}, 0.25)]
+
+    def ranked(asked: str) -> list[str]:
+        query = Query(asked, "en", ResolvedQuery(asked, {"4.2": 0.5}, "", {}, True), [], {})
+        fused = [_item("a", "HVX 4.1.2 Release Test Report", 1.0), _item("b", "HVX 4.2 Release Test Report", 0.9)]
+        return [it["_source"]["url"] for it in apply_priors(fused, query, Lemmatizer(), 0.5, SearchConfig())]
+
+    assert ranked("BIOS on the IPC-520?") == ["b", "a"]  # 1.0 - 0.5 x 0.5 x 0.5 = 0.875 < 0.9
+    assert ranked("BIOS on the IPC-520 in 4.1.2?") == ["a", "b"]
