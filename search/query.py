@@ -109,8 +109,17 @@ def identifiers(text: str, lang: str, lemmatizer: Lemmatizer | None) -> dict[str
     found: dict[str, set[str]] = {"date": dates} if dates else {}
     for word in named_codes(text, lang, lemmatizer) if lemmatizer else title_words(text):
         if any(c.isdigit() for c in word) and not word.isdigit() and word not in dates:
+            word = version_of(word)
             found.setdefault("version" if _VERSION.match(word) else "code", set()).add(word)
     return found
+
+
+def version_of(word: str) -> str:
+    """The version a word joins to words by hyphens ("4.1.2-Bericht", "HVX-4.1": German compounds, product
+    prefixes), else the word."""
+    parts = word.split("-")
+    versions = [part for part in parts if _VERSION.match(part)]
+    return versions[0] if len(versions) == 1 and all(p.isalpha() for p in parts if p != versions[0]) else word
 
 
 def translations(lexicon: Lexicon | None, terms: list[str], lang: str) -> dict[str, dict[str, list[str]]]:

@@ -28,6 +28,12 @@ def test_identifiers_by_kind(lemmatizer):
     assert identifiers("Salary bands 2025", "", None) == {}
 
 
+def test_a_version_joined_to_words_by_a_hyphen_is_a_version(lemmatizer):
+    assert identifiers("Wer hat den 4.1.2-Bericht zuletzt bearbeitet?", "de", lemmatizer) == {"version": {"4.1.2"}}
+    assert identifiers("HVX-4.1 gateways", "", None) == {"version": {"4.1"}}
+    assert identifiers("IPC-520 and SEV-2", "en", lemmatizer) == {"code": {"ipc-520", "sev-2"}}  # no version in them
+
+
 def test_words_keep_versions_and_codes_whole():
     assert words("HVX 4.1.2 and hvx-2588?") == ["hvx", "4.1.2", "and", "hvx-2588"]
 
