@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from search.lexicon import Lexicon
 from text.dates import date_tokens
@@ -122,8 +123,10 @@ def version_of(word: str) -> str:
     return versions[0] if len(versions) == 1 and all(p.isalpha() for p in parts if p != versions[0]) else word
 
 
-def translations(lexicon: Lexicon | None, terms: list[str], lang: str) -> dict[str, dict[str, list[str]]]:
-    """Each content word of the query in each other language the lexicon knows, for pages written there."""
+def translations(lexicon: Lexicon | None, terms: list[str], lang: str,
+                 present: Callable[[list[str], str], set[str]] | None = None) -> dict[str, dict[str, list[str]]]:
+    """Each content word of the query in each other language the lexicon knows, for pages written there;
+    with ``present`` (which of some words of a language the corpus holds), in the senses the corpus uses."""
     if lexicon is None:
         return {}
     out: dict[str, dict[str, list[str]]] = {}
@@ -131,7 +134,8 @@ def translations(lexicon: Lexicon | None, terms: list[str], lang: str) -> dict[s
         if source == lang:
             stop, budget = stopwords(target), MAX_TRANSLATED_WORDS
             for term in terms:
-                found = [w for w in lexicon.translate([term], source, target) if w not in stop]
+                held = (lambda words, target=target: present(words, target)) if present else None
+                found = [w for w in lexicon.translate([term], source, target, present=held) if w not in stop]
                 budget -= sum(len(w.split()) for w in found)
                 if found and budget >= 0:
                     out.setdefault(target, {})[term] = found
@@ -148,7 +152,7 @@ def most_informative(tokens: list[Token], lang: str, limit: int = MAX_QUERY_TERM
 
 
 def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemmatizer,
-               lexicon: Lexicon | None) -> Query:
+               lexicon: Lexicon | None, present: Callable[[list[str], str], set[str]] | None = None) -> Query:
     """The resolved question's content terms and, when a lexicon is given, their translations.
 
     A question with more content words than a query can carry (a pasted paragraph, a stack trace) is
@@ -160,4 +164,4 @@ def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemma
     if len(resolved.carried) > MAX_QUERY_TERMS:
         resolved = replace(resolved, carried=dict(list(resolved.carried.items())[:MAX_QUERY_TERMS]))
     lemmas = terms_of(tokens, resolved.text)
-    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang))
+    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang, present))

@@ -35,6 +35,7 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, dense_text
                                msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
+from search.vocabulary import CorpusWords
 from text.detect import detect_language
 from text.lemmas import Lemmatizer
 
@@ -93,6 +94,7 @@ class Searcher:
         self.lexicon = lexicon
         self.reranker = reranker
         self.rewriter = rewriter
+        self.corpus_words = CorpusWords(client, settings.opensearch.index_alias) if lexicon is not None else None
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
@@ -135,11 +137,15 @@ class Searcher:
         resolved, warnings = (resolve(request.query, request.history, lang, self.lemmatizer, self.rewriter)
                               if plan.use_history else (ResolvedQuery.standalone(request.query), []))
         lexicon = self.lexicon if plan.mode != "baseline" else None
+        present = None
+        if self.corpus_words is not None:
+            corpus_words = self.corpus_words
+            present = (lambda words, target: corpus_words.present(words, target, request.groups))
         if resolved.carried:
             resolved = replace(resolved, carried=carried_across(
-                resolved.carried, translations(lexicon, list(resolved.carried), lang),
+                resolved.carried, translations(lexicon, list(resolved.carried), lang, present),
                 self.settings.search.translation_boost))
-        return understand(request.query, lang, resolved, self.lemmatizer, lexicon), warnings
+        return understand(request.query, lang, resolved, self.lemmatizer, lexicon, present), warnings
 
     def weigh_shown_pages(self, request: SearchRequest, plan: Plan, query: Query) -> Query:
         """The pages shown before, each prior scaled by how well the question's own words (BM25, without the

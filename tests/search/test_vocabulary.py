@@ -1,0 +1,33 @@
+"""Which words the corpus holds, asked of the real OpenSearch index as a caller may read it."""
+from __future__ import annotations
+
+import pytest
+
+from core.index import replace_document, to_source
+from ingest.evidence import Evidence
+from search.vocabulary import CorpusWords
+
+PAGES = {  # doc id -> (read groups, text)
+    "vocab:open": ([], "Reimbursement of travel expenses after a business trip"),
+    "vocab:hr": (["hr"], "The severance formula for a departing employee"),
+}
+
+
+@pytest.fixture(scope="module")
+def corpus_words(stores, settings) -> CorpusWords:
+    for doc_id, (acl, text) in PAGES.items():
+        evidence = Evidence(id=doc_id, doc_id=doc_id, kind="passage", url=f"https://wiki.example.com/{doc_id}",
+                            title=doc_id, text=text, context=text, lang="en", acl=acl)
+        replace_document(stores, settings, doc_id, [to_source(evidence.to_dict(), {})])
+    return CorpusWords(stores, settings.opensearch.index_alias)
+
+
+def test_a_word_is_present_in_any_form_the_analyzer_meets(corpus_words):
+    assert corpus_words.present(["reimbursement", "expense", "zebrafish"], "en", []) == {"reimbursement", "expense"}
+
+
+def test_a_word_only_restricted_pages_hold_is_absent_for_an_outsider(corpus_words):
+    """Which senses a translation takes shows in the answer's translations: it must not tell an outsider
+    what restricted pages say."""
+    assert corpus_words.present(["severance"], "en", []) == set()
+    assert corpus_words.present(["severance"], "en", ["hr"]) == {"severance"}
