@@ -88,10 +88,13 @@ class EmbeddingConfig:
     # torch's vectors and is no faster; onnx-int8 embeds the bench's texts in 21.9 s against torch's 38.5 s and
     # held both bench files' P@1 (one index, only the document vectors differing) and the samples' facts.
     backend: Literal["torch", "onnx", "onnx-int8"] = "onnx-int8"
-    # What embeds a question at search time; empty: ``backend``. onnx embeds one short question in 5.5 ms
-    # against torch's 12.3 ms (p50, one thread) with torch's vectors (cosine 1.0000 on the bench's 121
-    # questions), and reads an index of any backend. A model that onnx does not run is embedded by ``backend``.
-    query_backend: Literal["", "torch", "onnx", "onnx-int8"] = "onnx"
+    # What embeds a question at search time; empty: the fastest that gives the index's own vectors, onnx-int8
+    # for an onnx-int8 index and onnx for a torch or onnx one (``core.embedding.for_questions``). onnx embeds
+    # one short question in 5.5 ms against torch's 12.3 ms (p50, one thread) with torch's vectors (cosine
+    # 1.0000 on the bench's 121 questions); onnx-int8 in 2.6 ms against onnx's 6.1 (p95 4.0 against 8.3), with
+    # the same P@1 as onnx's on both bench files, raw and completed, on an onnx-int8 index (2026-11-26). A
+    # model that onnx does not run is embedded by ``backend``.
+    query_backend: Literal["", "torch", "onnx", "onnx-int8"] = ""
     # Where the ONNX exports are kept; empty: $XDG_CACHE_HOME/evident/models, else ~/.cache/evident/models.
     cache_dir: str = ""
 

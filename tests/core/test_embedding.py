@@ -147,7 +147,7 @@ def test_questions_are_embedded_by_onnx_with_the_vectors_of_a_torch_index(export
 
 
 @pytest.mark.parametrize("index_backend, asked, used", [("onnx-int8", "onnx", "onnx"), ("onnx-int8", "", "onnx-int8"),
-                                                         ("torch", "onnx-int8", "onnx-int8"),
+                                                         ("torch", "onnx-int8", "onnx-int8"), ("torch", "", "onnx"),
                                                          ("onnx", "", "onnx"), ("onnx", "torch", "torch")])
 def test_questions_take_the_query_backend_whatever_built_the_index(index_backend, asked, used):
     assert for_questions(EmbeddingConfig(backend=index_backend, query_backend=asked)).backend == used
