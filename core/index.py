@@ -176,6 +176,17 @@ def delete_documents(client: OpenSearch, settings: Settings, doc_ids: list[str])
     return result.get("deleted", 0)
 
 
+# Seconds a command waits for a node still starting (just after `evident services up`).
+COMMAND_WAIT = 30
+
+
+def answering(settings: Settings, timeout: float = COMMAND_WAIT) -> OpenSearch:
+    """A client, once OpenSearch answers (a command run just after the node was started waits for it)."""
+    client = connect(settings)
+    wait_for(client, timeout=timeout)
+    return client
+
+
 def wait_for(client: OpenSearch, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:

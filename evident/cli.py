@@ -12,7 +12,6 @@ from core.settings import PROJECT_ROOT, Settings, load_settings
 from evident import bench, jobs_cli, sources_cli
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
-OPENSEARCH_WAIT = 30  # seconds a command waits for a node still starting (just after `services up`)
 INGEST_TIMEOUT = 3600  # seconds `evident ingest` follows a job by default: the samples take a minute, a wiki hours
 PREVIEW_CHARS = 200  # of each evidence's text in `evident parse`: two lines of a terminal
 SKIPPED_EXAMPLES = 3  # file names shown of those left out: enough to recognize what they are
@@ -47,20 +46,11 @@ def cmd_services(args, settings: Settings) -> int:
     return 0 if args.action == "down" or all(running for running, _ in report.values()) else 1
 
 
-def answering_opensearch(settings: Settings):
-    """A client, once OpenSearch answers."""
-    from core.index import connect, wait_for
-
-    client = connect(settings)
-    wait_for(client, timeout=OPENSEARCH_WAIT)
-    return client
-
-
 def ensure_index(settings: Settings) -> dict:
     """The template, alias and pipelines, created or updated (idempotent) once OpenSearch answers."""
-    from core.index import init_index
+    from core.index import answering, init_index
 
-    return init_index(answering_opensearch(settings), settings)
+    return init_index(answering(settings), settings)
 
 
 def cmd_init(args, settings: Settings) -> int:
@@ -69,9 +59,9 @@ def cmd_init(args, settings: Settings) -> int:
 
 
 def cmd_reindex(args, settings: Settings) -> int:
-    from core.index import reindex
+    from core.index import answering, reindex
 
-    print(json.dumps(reindex(answering_opensearch(settings), settings), indent=2))
+    print(json.dumps(reindex(answering(settings), settings), indent=2))
     return 0
 
 

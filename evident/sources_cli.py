@@ -68,9 +68,9 @@ def cmd_sources(args, settings: Settings) -> int:
     if entry is None:
         return _fail(f"no source named {args.name!r} (see: evident sources list)")
     if args.action == "remove":
-        from evident.cli import answering_opensearch
+        from core.index import answering
 
-        removed = registry.remove(store, answering_opensearch(settings), settings, args.name)
+        removed = registry.remove(store, answering(settings), settings, args.name)
         print(f"removed source {args.name} and its {removed} evidence")
         return 0
     return sync(settings, store, args)
