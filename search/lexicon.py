@@ -15,7 +15,6 @@ import functools
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable
 
 _NOTES = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|<[^>]*>|/[A-Z][\w.&-]*/|[…\"„“”‚‘’]")
 _PLACEHOLDER = re.compile(r"\b(?:sth|sb|etw|jdn|jdm|jds|jd|so)\b\.?", re.IGNORECASE)
@@ -117,17 +116,21 @@ class Lexicon:
         return [" ".join(found[min(n, len(found) - 1)] if found else part for part, found in zip(parts, senses))
                 for n in range(widest)]
 
+    def sense_words(self, terms: list[str], source: str, target: str) -> list[str]:
+        """Every word of every translation of the terms: what to ask the corpus about before ``translate``."""
+        return list(dict.fromkeys(w for term in terms for phrase in self.lookup(term, source, target)
+                                  for w in phrase.split()))
+
     def translate(self, terms: list[str], source: str, target: str, per_term: int = TRANSLATIONS_PER_TERM,
-                  present: Callable[[list[str]], set[str]] | None = None) -> list[str]:
-        """The words of the best ``per_term`` translations of each term, each word once; with ``present``
-        (which of some words the corpus holds), of the best translations that have a word the corpus holds,
-        and of those only such words (of "further education budget", "education budget" where no page says
-        "further")."""
+                  held: set[str] | None = None) -> list[str]:
+        """The words of the best ``per_term`` translations of each term, each word once; with ``held`` (the
+        words of ``sense_words`` the corpus holds), of the best translations that have a word the corpus
+        holds, and of those only such words (of "further education budget", "education budget" where no
+        page says "further")."""
         out: list[str] = []
         for term in terms:
             senses = self.lookup(term, source, target)
-            if present is not None:
-                held = present([w for phrase in senses for w in phrase.split()])
+            if held is not None:
                 senses = [kept for kept in (" ".join(w for w in phrase.split() if w in held) for phrase in senses)
                           if kept]
             for phrase in senses[:per_term]:

@@ -133,9 +133,9 @@ def translations(lexicon: Lexicon | None, terms: list[str], lang: str,
     for source, target in sorted(lexicon.pairs):
         if source == lang:
             stop, budget = stopwords(target), MAX_TRANSLATED_WORDS
+            held = present(lexicon.sense_words(terms, source, target), target) if present else None
             for term in terms:
-                held = (lambda words, target=target: present(words, target)) if present else None
-                found = [w for w in lexicon.translate([term], source, target, present=held) if w not in stop]
+                found = [w for w in lexicon.translate([term], source, target, held=held) if w not in stop]
                 budget -= sum(len(w.split()) for w in found)
                 if found and budget >= 0:
                     out.setdefault(target, {})[term] = found

@@ -94,7 +94,8 @@ class Searcher:
         self.lexicon = lexicon
         self.reranker = reranker
         self.rewriter = rewriter
-        self.corpus_words = CorpusWords(client, settings.opensearch.index_alias) if lexicon is not None else None
+        self.corpus_words = (CorpusWords(client, settings.opensearch.index_alias)
+                             if lexicon is not None and settings.search.corpus_senses else None)
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:

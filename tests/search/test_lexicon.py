@@ -59,17 +59,13 @@ def test_a_hyphenated_word_unknown_as_a_whole_is_translated_part_by_part(lexicon
 
 
 def test_translate_takes_the_best_senses_the_corpus_holds(lexicon):
-    held = {"salary", "salaries", "day", "education", "budget"}.intersection  # the words some page holds
-
-    def present(words: list[str]) -> set[str]:
-        return held(words)
-
+    assert lexicon.sense_words(["tag", "weiterbildungsbudget"], "de", "en")[:3] == ["day", "tag", "further"]
+    held = {"salary", "salaries", "day", "education", "budget"}  # the words some page holds
     assert lexicon.translate(["tag"], "de", "en", per_term=1) == ["day"]
-    assert lexicon.translate(["tag"], "de", "en", per_term=2, present=present) == ["day"]  # no page says "tag"
+    assert lexicon.translate(["tag"], "de", "en", per_term=2, held=held) == ["day"]  # no page says "tag"
     # of a phrase, the words a page holds: "further education budget" -> "education budget"
-    assert lexicon.translate(["weiterbildungsbudget"], "de", "en", per_term=1, present=present) == ["education",
-                                                                                                     "budget"]
-    assert lexicon.translate(["konferenz"], "de", "en", present=present) == []  # no sense any page holds
+    assert lexicon.translate(["weiterbildungsbudget"], "de", "en", per_term=1, held=held) == ["education", "budget"]
+    assert lexicon.translate(["konferenz"], "de", "en", held=held) == []  # no sense any page holds
 
 
 def test_translate_gives_each_word_once(lexicon):

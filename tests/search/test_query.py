@@ -44,6 +44,18 @@ def test_translations_drop_the_target_languages_stop_words():
     assert translations(None, ["tag"], "de") == {}
 
 
+def test_translations_ask_the_corpus_once_a_language_and_take_the_senses_it_holds():
+    lexicon = Lexicon({("de", "en"): {"seite": ["side", "quarter", "page"], "tag": ["day"]}, ("en", "de"): {}})
+    asked: list[tuple[list[str], str]] = []
+
+    def present(words: list[str], target: str) -> set[str]:
+        asked.append((words, target))
+        return {"page", "side", "day"}
+
+    assert translations(lexicon, ["seite", "tag"], "de", present) == {"en": {"seite": ["side", "page"], "tag": ["day"]}}
+    assert asked == [(["side", "quarter", "page", "day"], "en")]
+
+
 def test_understand_reads_the_resolved_question(lemmatizer):
     resolved = ResolvedQuery("Which buoy models?", {"harbour": 1.0}, "Which buoy models?", {}, False)
     query = understand("Which buoy models?", "en", resolved, lemmatizer, None)
