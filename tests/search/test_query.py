@@ -45,15 +45,15 @@ def test_translations_drop_the_target_languages_stop_words():
 
 
 def test_translations_ask_the_corpus_once_a_language_and_take_the_senses_it_holds():
-    lexicon = Lexicon({("de", "en"): {"seite": ["side", "quarter", "page"], "tag": ["day"]}, ("en", "de"): {}})
+    lexicon = Lexicon({("de", "en"): {"seite": ["leaf", "quarter", "page"], "tag": ["day"]}, ("en", "de"): {}})
     asked: list[tuple[list[str], str]] = []
 
     def present(words: list[str], target: str) -> set[str]:
         asked.append((words, target))
-        return {"page", "side", "day"}
+        return {"page", "leaf", "day"}
 
-    assert translations(lexicon, ["seite", "tag"], "de", present) == {"en": {"seite": ["side", "page"], "tag": ["day"]}}
-    assert asked == [(["side", "quarter", "page", "day"], "en")]
+    assert translations(lexicon, ["seite", "tag"], "de", present) == {"en": {"seite": ["leaf", "page"], "tag": ["day"]}}
+    assert asked == [(["leaf", "quarter", "page", "day"], "en")]
 
 
 def test_understand_reads_the_resolved_question(lemmatizer):
