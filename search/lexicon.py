@@ -25,6 +25,7 @@ _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildun
 _KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones are rare senses
 _MIN_PART = 3  # letters of each part of a split compound at least ("Lern|tag"); shorter parts are affixes
 _COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
+_JOINTS = ("", "s", "n", "en")  # what German puts between two nouns it joins: Gehalt|s|runde, Woche|n|ende
 TRANSLATIONS_PER_TERM = 2  # translations of a query word searched: the common senses, not every reading
 
 
@@ -115,6 +116,22 @@ class Lexicon:
         widest = max(len(found) for found in senses)
         return [" ".join(found[min(n, len(found) - 1)] if found else part for part, found in zip(parts, senses))
                 for n in range(widest)]
+
+    def compounds(self, terms: list[str], source: str, target: str) -> dict[str, list[str]]:
+        """German compounds that two neighbouring terms may make in translation ("salary round" ->
+        gehaltsrunde, gehaltrunde, ...), under the second term (the compound's head): every joint between the
+        best single-word senses of each. Most are no words at all: they are for the corpus to confirm
+        (``search.vocabulary``), never to search unconfirmed."""
+        if target != "de":
+            return {}
+        out: dict[str, list[str]] = {}
+        for first, head in zip(terms, terms[1:]):
+            lefts, rights = ([w for w in self.lookup(t, source, target)[:_COMPOUND_SENSES] if w.isalpha()]
+                             for t in (first, head))
+            glued = [left + joint + right for left in lefts for right in rights for joint in _JOINTS]
+            if glued:
+                out.setdefault(head, []).extend(w for w in glued if w not in out.get(head, []))
+        return out
 
     def sense_words(self, terms: list[str], source: str, target: str) -> list[str]:
         """Every word of every translation of the terms: what to ask the corpus about before ``translate``."""

@@ -126,16 +126,21 @@ def version_of(word: str) -> str:
 def translations(lexicon: Lexicon | None, terms: list[str], lang: str,
                  present: Callable[[list[str], str], set[str]] | None = None) -> dict[str, dict[str, list[str]]]:
     """Each content word of the query in each other language the lexicon knows, for pages written there;
-    with ``present`` (which of some words of a language the corpus holds), in the senses the corpus uses."""
+    with ``present`` (which of some words of a language the corpus holds), in the senses the corpus uses,
+    and with the German compounds two neighbouring terms make that the corpus holds ("salary round" ->
+    "gehaltsrunde", under "round")."""
     if lexicon is None:
         return {}
     out: dict[str, dict[str, list[str]]] = {}
     for source, target in sorted(lexicon.pairs):
         if source == lang:
             stop, budget = stopwords(target), MAX_TRANSLATED_WORDS
-            held = present(lexicon.sense_words(terms, source, target), target) if present else None
+            glued = lexicon.compounds(terms, source, target) if present else {}
+            held = present([*lexicon.sense_words(terms, source, target), *(w for ws in glued.values() for w in ws)],
+                           target) if present else None
             for term in terms:
                 found = [w for w in lexicon.translate([term], source, target, held=held) if w not in stop]
+                found += [w for w in glued.get(term, []) if held and w in held and w not in found]
                 budget -= sum(len(w.split()) for w in found)
                 if found and budget >= 0:
                     out.setdefault(target, {})[term] = found

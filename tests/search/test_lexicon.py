@@ -68,6 +68,13 @@ def test_translate_takes_the_best_senses_the_corpus_holds(lexicon):
     assert lexicon.translate(["konferenz"], "de", "en", held=held) == []  # no sense any page holds
 
 
+def test_neighbouring_terms_give_german_compounds_for_the_corpus_to_confirm(lexicon):
+    glued = lexicon.compounds(["salary", "budget"], "en", "de")
+    assert glued.keys() == {"budget"}  # under the compound's head
+    assert {"gehaltbudget", "gehaltsbudget", "besoldungsetat"} <= set(glued["budget"])
+    assert lexicon.compounds(["gehalt", "budget"], "de", "en") == {}  # English writes them apart
+
+
 def test_translate_gives_each_word_once(lexicon):
     assert lexicon.translate(["gehalt", "tag", "tage"], "de", "en") == ["salary", "pay", "day", "tag", "days"]
 

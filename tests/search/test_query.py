@@ -60,3 +60,11 @@ def test_understand_reads_the_resolved_question(lemmatizer):
     resolved = ResolvedQuery("Which buoy models?", {"harbour": 1.0}, "Which buoy models?", {}, False)
     query = understand("Which buoy models?", "en", resolved, lemmatizer, None)
     assert query.lemmas == ["buoy", "model"] and query.translated == {} and query.resolved is resolved
+
+
+def test_a_german_compound_of_two_neighbouring_terms_is_searched_when_the_corpus_holds_it():
+    lexicon = Lexicon({("en", "de"): {"salary": ["gehalt"], "round": ["runde"]}, ("de", "en"): {}})
+    held = {"gehalt", "runde", "gehaltsrunde"}
+    found = translations(lexicon, ["salary", "round"], "en", lambda words, target: held.intersection(words))
+    assert found == {"de": {"salary": ["gehalt"], "round": ["runde", "gehaltsrunde"]}}
+    assert translations(lexicon, ["salary", "round"], "en") == {"de": {"salary": ["gehalt"], "round": ["runde"]}}
