@@ -25,7 +25,6 @@ _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildun
 _KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones are rare senses
 _MIN_PART = 3  # letters of each part of a split compound at least ("Lern|tag"); shorter parts are affixes
 _COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
-_JOINTS = ("", "s", "n", "en")  # what German puts between two nouns it joins: Gehalt|s|runde, Woche|n|ende
 TRANSLATIONS_PER_TERM = 2  # translations of a query word searched: the common senses, not every reading
 
 
@@ -128,7 +127,7 @@ class Lexicon:
         for first, head in zip(terms, terms[1:]):
             lefts, rights = ([w for w in self.lookup(t, source, target)[:_COMPOUND_SENSES] if w.isalpha()]
                              for t in (first, head))
-            glued = [left + joint + right for left in lefts for right in rights for joint in _JOINTS]
+            glued = [left + joint + right for left in lefts for right in rights for joint in _LINKS]
             if glued:
                 out.setdefault(head, []).extend(w for w in glued if w not in out.get(head, []))
         return out

@@ -73,11 +73,11 @@ def carried_identifiers(carried: dict[str, float], named: dict[str, set[str]], l
         for kind, ids in identifiers(term, lang, lemmatizer).items():
             if kind in named:
                 continue
-            found, best = by_kind.get(kind, (set(), 0.0))
-            if share > best:
+            latest = by_kind.get(kind)
+            if latest is None or share > latest[1]:
                 by_kind[kind] = (set(ids), share)
-            elif share == best:
-                found |= ids
+            elif share == latest[1]:
+                latest[0].update(ids)
     shares: dict[float, dict[str, set[str]]] = {}
     for kind, (ids, share) in by_kind.items():
         shares.setdefault(share, {})[kind] = ids

@@ -124,18 +124,19 @@ def version_of(word: str) -> str:
 
 
 def translations(lexicon: Lexicon | None, terms: list[str], lang: str,
-                 present: Callable[[list[str], str], set[str]] | None = None) -> dict[str, dict[str, list[str]]]:
+                 present: Callable[[list[str], str], set[str]] | None = None,
+                 neighbours: bool = True) -> dict[str, dict[str, list[str]]]:
     """Each content word of the query in each other language the lexicon knows, for pages written there;
     with ``present`` (which of some words of a language the corpus holds), in the senses the corpus uses,
-    and with the German compounds two neighbouring terms make that the corpus holds ("salary round" ->
-    "gehaltsrunde", under "round")."""
+    and, when the terms stand in the question's order (``neighbours``), with the German compounds two
+    neighbouring terms make that the corpus holds ("salary round" -> "gehaltsrunde", under "round")."""
     if lexicon is None:
         return {}
     out: dict[str, dict[str, list[str]]] = {}
     for source, target in sorted(lexicon.pairs):
         if source == lang:
             stop, budget = stopwords(target), MAX_TRANSLATED_WORDS
-            glued = lexicon.compounds(terms, source, target) if present else {}
+            glued = lexicon.compounds(terms, source, target) if present and neighbours else {}
             held = present([*lexicon.sense_words(terms, source, target), *(w for ws in glued.values() for w in ws)],
                            target) if present else None
             for term in terms:

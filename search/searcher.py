@@ -143,9 +143,9 @@ class Searcher:
             corpus_words = self.corpus_words
             present = (lambda words, target: corpus_words.present(words, target, request.groups))
         if resolved.carried:
-            resolved = replace(resolved, carried=carried_across(
-                resolved.carried, translations(lexicon, list(resolved.carried), lang, present),
-                self.settings.search.translation_boost))
+            carried = translations(lexicon, list(resolved.carried), lang, present, neighbours=False)
+            resolved = replace(resolved, carried=carried_across(resolved.carried, carried,
+                                                                self.settings.search.translation_boost))
         return understand(request.query, lang, resolved, self.lemmatizer, lexicon, present), warnings
 
     def weigh_shown_pages(self, request: SearchRequest, plan: Plan, query: Query) -> Query:

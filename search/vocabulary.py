@@ -17,7 +17,7 @@ from opensearchpy import OpenSearch
 from search.retrievers import ANALYZED_LANGUAGES, acl_filter
 
 # A word learned present or absent is believed this long: a page ingested meanwhile may bring a sense in,
-# and a minute is short against how slowly a wiki's vocabulary changes.
+# and ten minutes are short against how slowly a wiki's vocabulary changes.
 KNOWN_SECONDS = 600
 KNOWN_WORDS = 50_000  # words remembered before the oldest half is forgotten (a few MB)
 

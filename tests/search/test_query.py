@@ -67,4 +67,7 @@ def test_a_german_compound_of_two_neighbouring_terms_is_searched_when_the_corpus
     held = {"gehalt", "runde", "gehaltsrunde"}
     found = translations(lexicon, ["salary", "round"], "en", lambda words, target: held.intersection(words))
     assert found == {"de": {"salary": ["gehalt"], "round": ["runde", "gehaltsrunde"]}}
+    carried = translations(lexicon, ["salary", "round"], "en", lambda words, target: held.intersection(words),
+                           neighbours=False)  # terms of earlier turns are no neighbours
+    assert carried == {"de": {"salary": ["gehalt"], "round": ["runde"]}}
     assert translations(lexicon, ["salary", "round"], "en") == {"de": {"salary": ["gehalt"], "round": ["runde"]}}
