@@ -91,6 +91,8 @@ class Lexicon:
             return words[word]
         if "-" in word.strip("-"):
             return self._hyphenated(word.strip("-").split("-"), source, target)
+        if word in self.table.get((target, source), {}):
+            return [word]  # a loanword ("Support", "Feedback"): meant as in its own language, not split
         if source != "de":
             return []
         # Longest tail first: Weiterbildungs|budget before Weiter|...

@@ -125,22 +125,28 @@ def version_of(word: str) -> str:
 
 def translations(lexicon: Lexicon | None, terms: list[str], lang: str,
                  present: Callable[[list[str], str], set[str]] | None = None,
-                 neighbours: bool = True) -> dict[str, dict[str, list[str]]]:
+                 neighbours: bool = True, written: dict[str, str] | None = None) -> dict[str, dict[str, list[str]]]:
     """Each content word of the query in each other language the lexicon knows, for pages written there;
     with ``present`` (which of some words of a language the corpus holds), in the senses the corpus uses,
     and, when the terms stand in the question's order (``neighbours``), with the German compounds two
-    neighbouring terms make that the corpus holds ("salary round" -> "gehaltsrunde", under "round")."""
+    neighbouring terms make that the corpus holds ("salary round" -> "gehaltsrunde", under "round").
+    A term whose lemma gives no translation is looked up as ``written`` (lemma -> the word as asked): the
+    lemma table reads "schnell" as the verb "schnellen", which has no sense a page here holds."""
     if lexicon is None:
         return {}
     out: dict[str, dict[str, list[str]]] = {}
+    as_written = {term: word for term, word in (written or {}).items() if word != term}
     for source, target in sorted(lexicon.pairs):
         if source == lang:
             stop, budget = stopwords(target), MAX_TRANSLATED_WORDS
             glued = lexicon.compounds(terms, source, target) if present and neighbours else {}
-            held = present([*lexicon.sense_words(terms, source, target), *(w for ws in glued.values() for w in ws)],
-                           target) if present else None
+            held = present([*lexicon.sense_words([*terms, *as_written.values()], source, target),
+                            *(w for ws in glued.values() for w in ws)], target) if present else None
             for term in terms:
                 found = [w for w in lexicon.translate([term], source, target, held=held) if w not in stop]
+                if not found and term in as_written:
+                    found = [w for w in lexicon.translate([as_written[term]], source, target, held=held)
+                             if w not in stop]
                 found += [w for w in glued.get(term, []) if held and w in held and w not in found]
                 budget -= sum(len(w.split()) for w in found)
                 if found and budget >= 0:
@@ -170,4 +176,5 @@ def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemma
     if len(resolved.carried) > MAX_QUERY_TERMS:
         resolved = replace(resolved, carried=dict(list(resolved.carried.items())[:MAX_QUERY_TERMS]))
     lemmas = terms_of(tokens, resolved.text)
-    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang, present))
+    written = {t.lemma: t.text.lower() for t in tokens}
+    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang, present, written=written))

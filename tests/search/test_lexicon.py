@@ -18,6 +18,9 @@ Weiterbildung {f} :: further education; continuing education
 Budget {n}; Etat {m} :: budget
 Konferenz {f} | Konferenzen {pl} | Er ist in einer Besprechung. | x :: conference | conferences
 etw. auszahlen {vt} :: to pay out sth.
+Unterstützung {f} :: support
+Suppe {f} :: soup
+Port {m} :: port
 """
 
 
@@ -49,6 +52,11 @@ def test_german_compound_unknown_as_a_whole_is_split(lexicon):
     assert lexicon.lookup("Lerntage", "de", "en")[0] == "learn days"  # Lern|tage: the verb lernen
     assert lexicon.lookup("Gartenzwerg", "de", "en") == []
     assert lexicon.lookup("budgetday", "en", "de") == []  # only German is split
+
+
+def test_a_loanword_is_meant_as_in_its_own_language_not_split(lexicon):
+    # German has no entry "Support": it is the English word, not Supp(e)|port
+    assert lexicon.lookup("Support", "de", "en") == ["support"]
 
 
 def test_a_hyphenated_word_unknown_as_a_whole_is_translated_part_by_part(lexicon):

@@ -56,6 +56,18 @@ def test_translations_ask_the_corpus_once_a_language_and_take_the_senses_it_hold
     assert asked == [(["leaf", "quarter", "page", "day"], "en")]
 
 
+def test_a_term_whose_lemma_has_no_translation_is_looked_up_as_written(lemmatizer):
+    # spaCy's lemma table reads the adverb "schnell" as the verb "schnellen" (to jump up)
+    lexicon = Lexicon({("de", "en"): {"schnellen": ["spring"], "schnell": ["fast", "quick"]}, ("en", "de"): {}})
+    held = {"fast", "quick", "page"}
+    found = translations(lexicon, ["schnellen"], "de", lambda words, target: held.intersection(words),
+                         written={"schnellen": "schnell"})
+    assert found == {"en": {"schnellen": ["fast", "quick"]}}
+    query = understand("Wie schnell?", "de", ResolvedQuery.standalone("Wie schnell?"), lemmatizer, lexicon,
+                       lambda words, target: held.intersection(words))
+    assert query.translated == {"en": {query.lemmas[0]: ["fast", "quick"]}}
+
+
 def test_understand_reads_the_resolved_question(lemmatizer):
     resolved = ResolvedQuery("Which buoy models?", {"harbour": 1.0}, "Which buoy models?", {}, False)
     query = understand("Which buoy models?", "en", resolved, lemmatizer, None)
