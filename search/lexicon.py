@@ -40,6 +40,15 @@ def _synonyms(part: str) -> list[str]:
     return [w for w in map(_clean, _NOTES.sub(" ", part).split(";")) if w]
 
 
+def _pairs(heads: list[str], tails: list[str]) -> list[str]:
+    """A split compound's translations: the parts' best senses side by side (the first with the first, the
+    second with the second), then every other pairing, for the corpus to confirm as a phrase ("Status|seite":
+    "state side", "states quarter", ..., "status page")."""
+    diagonal = list(zip(range(_COMPOUND_SENSES), range(_COMPOUND_SENSES)))
+    every = sorted(((i, j) for i in range(len(heads)) for j in range(len(tails))), key=lambda ij: (sum(ij), ij))
+    return [f"{heads[i]} {tails[j]}" for i, j in dict.fromkeys([*diagonal, *every]) if i < len(heads) and j < len(tails)]
+
+
 class Lexicon:
     """Translations per language pair, best first; built once per process from a dictionary file."""
 
@@ -104,8 +113,7 @@ class Lexicon:
                 stem = head[: len(head) - len(link)] if link and head.endswith(link) else head
                 for candidate in (stem + "en", stem, stem + "e"):  # Lern|tag: lernen before the prefix Lern-
                     if candidate in words and len(candidate) >= _MIN_PART:
-                        return [f"{a} {b}" for a, b in
-                                zip(words[candidate][:_COMPOUND_SENSES], words[tail][:_COMPOUND_SENSES])]
+                        return _pairs(words[candidate], words[tail])
         return []
 
     def _hyphenated(self, parts: list[str], source: str, target: str) -> list[str]:
@@ -135,21 +143,24 @@ class Lexicon:
         return out
 
     def sense_words(self, terms: list[str], source: str, target: str) -> list[str]:
-        """Every word of every translation of the terms: what to ask the corpus about before ``translate``."""
-        return list(dict.fromkeys(w for term in terms for phrase in self.lookup(term, source, target)
-                                  for w in phrase.split()))
+        """Every word of every translation of the terms, and every translation of more than one word: what to
+        ask the corpus about before ``translate``."""
+        phrases = [phrase for term in terms for phrase in self.lookup(term, source, target)]
+        return list(dict.fromkeys([*(w for phrase in phrases for w in phrase.split()),
+                                   *(phrase for phrase in phrases if " " in phrase)]))
 
     def translate(self, terms: list[str], source: str, target: str, per_term: int = TRANSLATIONS_PER_TERM,
                   held: set[str] | None = None) -> list[str]:
         """The words of the best ``per_term`` translations of each term, each word once; with ``held`` (the
-        words of ``sense_words`` the corpus holds), of the best translations that have a word the corpus
-        holds, and of those only such words (of "further education budget", "education budget" where no
-        page says "further")."""
+        words and phrases of ``sense_words`` the corpus holds), the translations the corpus holds as phrases
+        first ("status page" of "Statusseite"), then those that have a word the corpus holds, and of those
+        only such words (of "further education budget", "education budget" where no page says "further")."""
         out: list[str] = []
         for term in terms:
             senses = self.lookup(term, source, target)
             if held is not None:
-                senses = [kept for kept in (" ".join(w for w in phrase.split() if w in held) for phrase in senses)
+                senses = [kept for kept in (" ".join(w for w in phrase.split() if w in held)
+                                            for phrase in sorted(senses, key=lambda phrase: phrase not in held))
                           if kept]
             for phrase in senses[:per_term]:
                 for word in phrase.split():

@@ -1,4 +1,4 @@
-"""``CorpusWords``: which words the indexed corpus holds, so a translation is chosen among the senses it uses.
+"""``CorpusWords``: which words (and phrases) the indexed corpus holds, so a translation is chosen among the senses it uses.
 
 A dictionary lists a word's senses best first for language at large ("bearbeiten": processing, machining,
 editing; "Seite": side, quarter, ..., page), not for this intranet. A sense no evidence holds can find
@@ -55,7 +55,8 @@ class CorpusWords:
         acl = acl_filter(principals)
         lines: list[dict] = []
         for word in words:
+            match = "match_phrase" if " " in word else "match"  # a compound's translation, "status page"
             lines += [{}, {"size": 0, "terminate_after": 1, "track_total_hits": True,
-                           "query": {"bool": {"must": {"match": {field: word}}, "filter": acl}}}]
+                           "query": {"bool": {"must": {match: {field: word}}, "filter": acl}}}]
         answers = self.client.msearch(index=self.index, body=lines)["responses"]
         return {word for word, answer in zip(words, answers) if answer.get("hits", {}).get("total", {}).get("value")}

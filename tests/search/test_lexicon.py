@@ -21,6 +21,8 @@ etw. auszahlen {vt} :: to pay out sth.
 Unterstützung {f} :: support
 Suppe {f} :: soup
 Port {m} :: port
+Status {m} :: status; state
+Seite {f} :: side; page
 """
 
 
@@ -52,6 +54,10 @@ def test_german_compound_unknown_as_a_whole_is_split(lexicon):
     assert lexicon.lookup("Lerntage", "de", "en")[0] == "learn days"  # Lern|tage: the verb lernen
     assert lexicon.lookup("Gartenzwerg", "de", "en") == []
     assert lexicon.lookup("budgetday", "en", "de") == []  # only German is split
+
+
+def test_a_split_compound_gives_every_pairing_of_its_parts_senses_best_first(lexicon):
+    assert lexicon.lookup("Statusseite", "de", "en") == ["status side", "state page", "status page", "state side"]
 
 
 def test_a_loanword_is_meant_as_in_its_own_language_not_split(lexicon):

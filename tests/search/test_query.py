@@ -56,6 +56,14 @@ def test_translations_ask_the_corpus_once_a_language_and_take_the_senses_it_hold
     assert asked == [(["leaf", "quarter", "page", "day"], "en")]
 
 
+def test_a_compound_takes_the_translation_the_corpus_holds_as_a_phrase():
+    lexicon = Lexicon({("de", "en"): {"statusseite": ["state quarter", "status quarter", "state page", "status page"]},
+                       ("en", "de"): {}})
+    held = {"status", "quarter", "state", "page", "status page"}
+    found = translations(lexicon, ["statusseite"], "de", lambda words, target: held.intersection(words))
+    assert found == {"en": {"statusseite": ["status", "page", "state", "quarter"]}}  # "status page" first
+
+
 def test_a_term_whose_lemma_has_no_translation_is_looked_up_as_written(lemmatizer):
     # spaCy's lemma table reads the adverb "schnell" as the verb "schnellen" (to jump up)
     lexicon = Lexicon({("de", "en"): {"schnellen": ["spring"], "schnell": ["fast", "quick"]}, ("en", "de"): {}})

@@ -31,3 +31,8 @@ def test_a_word_only_restricted_pages_hold_is_absent_for_an_outsider(corpus_word
     what restricted pages say."""
     assert corpus_words.present(["severance"], "en", []) == set()
     assert corpus_words.present(["severance"], "en", ["hr"]) == {"severance"}
+
+
+def test_a_phrase_is_present_only_where_its_words_stand_together(corpus_words):
+    """A compound's translation is confirmed as a phrase: "business trip" is said, "trip expenses" is not."""
+    assert corpus_words.present(["business trip", "trip expenses"], "en", []) == {"business trip"}
