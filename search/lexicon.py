@@ -162,10 +162,15 @@ class Lexicon:
                 senses = [kept for kept in (" ".join(w for w in phrase.split() if w in held)
                                             for phrase in sorted(senses, key=lambda phrase: phrase not in held))
                           if kept]
-            for phrase in senses[:per_term]:
-                for word in phrase.split():
-                    if word not in out:
-                        out.append(word)
+            taken: list[set[str]] = []
+            for phrase in senses:
+                words = set(phrase.split())
+                if len(taken) == per_term:
+                    break
+                if any(words & sense for sense in taken):
+                    continue  # "leave of absence" after "leave": a variant of a sense taken, not another sense
+                taken.append(words)
+                out.extend(w for w in phrase.split() if w not in out)
         return out
 
 

@@ -104,3 +104,8 @@ def test_the_installed_debian_list_translates_a_question():
     lexicon = load_lexicon(path)
     words = lexicon.translate(["gehalt", "weiterbildungsbudget", "reisekosten"], "de", "en")
     assert {"salary", "education", "budget", "travel", "expenses"} <= set(words)
+
+
+def test_a_variant_of_a_sense_taken_gives_way_to_the_next_sense():
+    lexicon = Lexicon({("de", "en"): {"urlaub": ["leave", "leave of absence", "vacation"]}, ("en", "de"): {}})
+    assert lexicon.translate(["urlaub"], "de", "en") == ["leave", "vacation"]
