@@ -46,7 +46,8 @@ def _pairs(heads: list[str], tails: list[str]) -> list[str]:
     "state side", "states quarter", ..., "status page")."""
     diagonal = list(zip(range(_COMPOUND_SENSES), range(_COMPOUND_SENSES)))
     every = sorted(((i, j) for i in range(len(heads)) for j in range(len(tails))), key=lambda ij: (sum(ij), ij))
-    return [f"{heads[i]} {tails[j]}" for i, j in dict.fromkeys([*diagonal, *every]) if i < len(heads) and j < len(tails)]
+    return [f"{heads[i]} {tails[j]}" for i, j in dict.fromkeys([*diagonal, *every])
+            if i < len(heads) and j < len(tails)]
 
 
 class Lexicon:

@@ -1,10 +1,10 @@
-"""``CorpusWords``: which words (and phrases) the indexed corpus holds, so a translation is chosen among the senses it uses.
+"""``CorpusWords``: which words and phrases the indexed corpus holds, so a translation takes the senses it uses.
 
 A dictionary lists a word's senses best first for language at large ("bearbeiten": processing, machining,
 editing; "Seite": side, quarter, ..., page), not for this intranet. A sense no evidence holds can find
 nothing, and searching it wastes the slot of one that could: ``query.translations`` keeps the best senses
-the corpus holds. One ``_msearch`` asks for the words not yet known (per word a ``match`` on the language's
-analyzed context, so "editing" counts where "edited" stands, stopped at the first evidence that holds it);
+the corpus holds. One ``_msearch`` asks for the words not yet known (per word a ``match_phrase`` on the
+language's analyzed context, so "editing" counts where "edited" stands, stopped at the first evidence that holds it);
 answers are kept per caller's read groups, because which words restricted pages hold is theirs to know.
 """
 from __future__ import annotations
@@ -55,8 +55,9 @@ class CorpusWords:
         acl = acl_filter(principals)
         lines: list[dict] = []
         for word in words:
-            match = "match_phrase" if " " in word else "match"  # a compound's translation, "status page"
+            # As a phrase: a compound's translation ("status page") and a word the analyzer splits ("kinder-ich")
+            # are held where their words stand together, not where one of them stands.
             lines += [{}, {"size": 0, "terminate_after": 1, "track_total_hits": True,
-                           "query": {"bool": {"must": {match: {field: word}}, "filter": acl}}}]
+                           "query": {"bool": {"must": {"match_phrase": {field: word}}, "filter": acl}}}]
         answers = self.client.msearch(index=self.index, body=lines)["responses"]
         return {word for word, answer in zip(words, answers) if answer.get("hits", {}).get("total", {}).get("value")}

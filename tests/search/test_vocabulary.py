@@ -34,5 +34,6 @@ def test_a_word_only_restricted_pages_hold_is_absent_for_an_outsider(corpus_word
 
 
 def test_a_phrase_is_present_only_where_its_words_stand_together(corpus_words):
-    """A compound's translation is confirmed as a phrase: "business trip" is said, "trip expenses" is not."""
-    assert corpus_words.present(["business trip", "trip expenses"], "en", []) == {"business trip"}
+    """A compound's translation, or a word the analyzer splits, is confirmed as a phrase: "business trip" is
+    said, "trip expenses" and "trip-expenses" are not."""
+    assert corpus_words.present(["business trip", "trip expenses", "trip-expenses"], "en", []) == {"business trip"}
