@@ -16,9 +16,14 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
+from text.stopwords import stopwords
+
 _NOTES = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|<[^>]*>|/[A-Z][\w.&-]*/|[…\"„“”‚‘’]")
 _PLACEHOLDER = re.compile(r"\b(?:sth|sb|etw|jdn|jdm|jds|jd|so)\b\.?", re.IGNORECASE)
 _WORD = re.compile(r"^\w[\w'-]*$")
+# "aus {prp; +Dat.}", "ein {adv}": a German function word, which starts no compound (Aus|land, Ein|reiche)
+_FUNCTION_WORD = re.compile(r"(?:^|;\s*)([a-zäöüß]+) \{(?:prp|adv|conj|art|pron|num)\b")
+_NOUN = re.compile(r"(?:^|;\s*)([A-ZÄÖÜ]\w+) \{[mfn]\}")  # "Gehalt {n}": a noun, which most compounds start with
 _SPACE = re.compile(r"\s+")
 _MAX_WORDS = 3  # longer dictionary phrases are examples, not translations
 _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildung|s|budget, Lern|en|tag
@@ -53,8 +58,11 @@ def _pairs(heads: list[str], tails: list[str]) -> list[str]:
 class Lexicon:
     """Translations per language pair, best first; built once per process from a dictionary file."""
 
-    def __init__(self, table: dict[tuple[str, str], dict[str, list[str]]]):
+    def __init__(self, table: dict[tuple[str, str], dict[str, list[str]]],
+                 prefixes: frozenset[str] = frozenset(), nouns: frozenset[str] = frozenset()):
         self.table = table
+        self.prefixes = prefixes  # German stop words the list gives as function words: no part of a compound
+        self.nouns = nouns  # German nouns, lower-cased: Gehalt|s|runde is the noun Gehalt, not the verb gehalten
 
     @property
     def pairs(self) -> set[tuple[str, str]]:
@@ -68,6 +76,8 @@ class Lexicon:
             (target, source): defaultdict(lambda: defaultdict(float)),
         }
         forward, backward = scores[(source, target)], scores[(target, source)]
+        function_words: set[str] = set()
+        nouns: set[str] = set()
         with open(path, encoding="utf-8") as fh:
             for line in fh:
                 if line.startswith("#") or " :: " not in line:
@@ -77,6 +87,8 @@ class Lexicon:
                 if len(left_parts) != len(right_parts):
                     continue
                 for rank, (lp, rp) in enumerate(zip(left_parts, right_parts)):
+                    function_words.update(_FUNCTION_WORD.findall(lp))
+                    nouns.update(noun.lower() for noun in _NOUN.findall(lp))
                     lw, rw = _synonyms(lp), _synonyms(rp)
                     # The head sub-entry and the first synonyms are the common senses.
                     weight = 1.0 / (1 + rank)
@@ -90,7 +102,7 @@ class Lexicon:
         table = {pair: {word: [t for t, _ in sorted(options.items(), key=lambda kv: -kv[1])[:_KEPT_TRANSLATIONS]]
                         for word, options in words.items()}
                  for pair, words in scores.items()}
-        return cls(table)
+        return cls(table, frozenset(function_words & stopwords(source)), frozenset(nouns))
 
     def lookup(self, word: str, source: str, target: str) -> list[str]:
         """Translations of one word, best first; a German compound unknown as a whole is split in two, and a
@@ -110,9 +122,13 @@ class Lexicon:
             head, tail = word[:cut], word[cut:]
             if tail not in words:
                 continue
+            if head in self.prefixes:
+                continue  # Aus|land, Ein|reiche: a preposition or particle is a prefix, not a word of its own
             for link in _LINKS:
                 stem = head[: len(head) - len(link)] if link and head.endswith(link) else head
-                for candidate in (stem + "en", stem, stem + "e"):  # Lern|tag: lernen before the prefix Lern-
+                # Gehalt|s|runde: the noun; Lern|tag: the verb lernen before the prefix Lern-
+                forms = (stem, stem + "en", stem + "e") if stem in self.nouns else (stem + "en", stem, stem + "e")
+                for candidate in forms:
                     if candidate in words and len(candidate) >= _MIN_PART:
                         return _pairs(words[candidate], words[tail])
         return []

@@ -23,6 +23,10 @@ Suppe {f} :: soup
 Port {m} :: port
 Status {m} :: status; state
 Seite {f} :: side; page
+aus {prp; +Dat.} :: from; out of
+Land {n} :: country; land
+halten {vt} | haltend | gehalten :: to keep | keeping | kept
+Runde {f} :: round; lap
 """
 
 
@@ -58,6 +62,11 @@ def test_german_compound_unknown_as_a_whole_is_split(lexicon):
 
 def test_a_split_compound_gives_every_pairing_of_its_parts_senses_best_first(lexicon):
     assert lexicon.lookup("Statusseite", "de", "en") == ["status side", "state page", "status page", "state side"]
+
+
+def test_a_compound_starts_with_a_noun_never_with_a_preposition(lexicon):
+    assert lexicon.lookup("Gehaltsrunde", "de", "en")[0] == "salary round"  # Gehalt, not gehalten ("kept")
+    assert lexicon.lookup("Ausland", "de", "en") == []  # not "from country": aus is a prefix
 
 
 def test_a_loanword_is_meant_as_in_its_own_language_not_split(lexicon):
