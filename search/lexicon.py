@@ -21,9 +21,10 @@ from text.stopwords import stopwords
 _NOTES = re.compile(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)|<[^>]*>|/[A-Z][\w.&-]*/|[…\"„“”‚‘’]")
 _PLACEHOLDER = re.compile(r"\b(?:sth|sb|etw|jdn|jdm|jds|jd|so)\b\.?", re.IGNORECASE)
 _WORD = re.compile(r"^\w[\w'-]*$")
-# "aus {prp; +Dat.}", "ein {adv}": a German function word, which starts no compound (Aus|land, Ein|reiche)
-_FUNCTION_WORD = re.compile(r"(?:^|;\s*)([a-zäöüß]+) \{(?:prp|adv|conj|art|pron|num)\b")
-_NOUN = re.compile(r"(?:^|;\s*)([A-ZÄÖÜ]\w+) \{[mfn]\}")  # "Gehalt {n}": a noun, which most compounds start with
+# "Gehalt {n}", "aus {prp; +Dat.}": a one-word synonym and its word class, the first note after it
+_TAGGED = re.compile(r"(\w+) \{(\w+)")
+_NOUN_TAGS = {"m", "f", "n"}  # most compounds start with a noun: Gehalt|s|runde, not the verb gehalten
+_FUNCTION_TAGS = {"prp", "adv", "conj", "art", "pron", "num"}  # none starts a compound: Aus|land, Ein|reiche
 _SPACE = re.compile(r"\s+")
 _MAX_WORDS = 3  # longer dictionary phrases are examples, not translations
 _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildung|s|budget, Lern|en|tag
@@ -86,9 +87,12 @@ class Lexicon:
                 left_parts, right_parts = left.split(" | "), right.split(" | ")
                 if len(left_parts) != len(right_parts):
                     continue
+                for word, tag in (m.groups() for m in map(_TAGGED.match, left_parts[0].split("; ")) if m):
+                    if tag in _NOUN_TAGS and word[0].isupper():  # the head sub-entry names the word class
+                        nouns.add(word.lower())
+                    elif tag in _FUNCTION_TAGS and word.islower():
+                        function_words.add(word)
                 for rank, (lp, rp) in enumerate(zip(left_parts, right_parts)):
-                    function_words.update(_FUNCTION_WORD.findall(lp))
-                    nouns.update(noun.lower() for noun in _NOUN.findall(lp))
                     lw, rw = _synonyms(lp), _synonyms(rp)
                     # The head sub-entry and the first synonyms are the common senses.
                     weight = 1.0 / (1 + rank)
