@@ -7,7 +7,9 @@ in a dictionary and their translations searched beside them at a lower weight.
 The dictionary is Ding's German-English list (Debian package ``trans-de-en``, file
 ``/usr/share/trans/de-en``), about 200,000 lines of the form
 ``Tag {m} | Tage {pl} :: day | days``: sub-entries aligned by ``|``, synonyms split by
-``;``, grammar notes in braces, brackets and parentheses. One file gives both directions.
+``;``, grammar notes in braces, brackets and parentheses. One file gives both directions. The braces
+after a head word name its class ("Gehalt {n}", "aus {prp}"), which tells how a compound unknown to the
+list splits: at a noun, never at a preposition.
 """
 from __future__ import annotations
 
