@@ -58,6 +58,14 @@ def _pairs(heads: list[str], tails: list[str]) -> list[str]:
             if i < len(heads) and j < len(tails)]
 
 
+def _held_part(phrase: str, held: set[str], stop: set[str]) -> str:
+    """The words of a translation the corpus holds ("education budget" of "further education budget"), when
+    they are most of its content words; else none ("planen" is no translation of "die Ausgaben planen")."""
+    content = [w for w in phrase.split() if w not in stop] or phrase.split()
+    kept = [w for w in phrase.split() if w in held]
+    return " ".join(kept) if 2 * sum(w in held for w in content) > len(content) else ""
+
+
 class Lexicon:
     """Translations per language pair, best first; built once per process from a dictionary file."""
 
@@ -182,9 +190,8 @@ class Lexicon:
         for term in terms:
             senses = self.lookup(term, source, target)
             if held is not None:
-                senses = [kept for kept in (" ".join(w for w in phrase.split() if w in held)
-                                            for phrase in sorted(senses, key=lambda phrase: phrase not in held))
-                          if kept]
+                senses = [kept for kept in map(functools.partial(_held_part, held=held, stop=stopwords(target)),
+                                               sorted(senses, key=lambda phrase: phrase not in held)) if kept]
             taken: list[set[str]] = []
             for phrase in senses:
                 words = set(phrase.split())

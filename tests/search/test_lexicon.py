@@ -118,3 +118,11 @@ def test_the_installed_debian_list_translates_a_question():
 def test_a_variant_of_a_sense_taken_gives_way_to_the_next_sense():
     lexicon = Lexicon({("de", "en"): {"urlaub": ["leave", "leave of absence", "vacation"]}, ("en", "de"): {}})
     assert lexicon.translate(["urlaub"], "de", "en") == ["leave", "vacation"]
+
+
+def test_a_translation_counts_only_where_the_corpus_holds_most_of_its_words():
+    lexicon = Lexicon({("en", "de"): {"budget": ["haushaltsplan", "die ausgaben planen"]},
+                       ("de", "en"): {"weiterbildungsbudget": ["further education budget"]}})
+    assert lexicon.translate(["budget"], "en", "de", held={"die", "planen"}) == []  # "planen" is no budget
+    assert lexicon.translate(["weiterbildungsbudget"], "de", "en", held={"education", "budget"}) == [
+        "education", "budget"]
