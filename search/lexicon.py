@@ -96,7 +96,8 @@ class Lexicon:
                 left, right = line.rstrip("\n").split(" :: ", 1)
                 left_parts, right_parts = left.split(" | "), right.split(" | ")
                 if len(left_parts) != len(right_parts):
-                    continue
+                    # Later sub-entries (plurals, examples) do not line up; the head word and its senses do
+                    left_parts, right_parts = left_parts[:1], right_parts[:1]
                 for word, tag in (m.groups() for m in map(_TAGGED.match, left_parts[0].split("; ")) if m):
                     if tag in _NOUN_TAGS and word[0].isupper():  # the head sub-entry names the word class
                         nouns.add(word.lower())

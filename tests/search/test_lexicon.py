@@ -48,8 +48,10 @@ def test_one_file_gives_both_directions(lexicon):
     assert lexicon.lookup("salary", "en", "de") == ["gehalt", "besoldung"]
 
 
-def test_sub_entries_that_do_not_line_up_are_skipped(lexicon):
-    # The Konferenz line has four German parts but two English ones: nothing is guessed from it.
+def test_sub_entries_that_do_not_line_up_give_their_head_word_only(lexicon):
+    # The Konferenz line has four German parts but two English ones: the head words still pair up, and
+    # nothing is guessed from the rest.
+    assert lexicon.lookup("konferenz", "de", "en") == ["conference"]
     assert lexicon.lookup("konferenzen", "de", "en") == []
 
 
