@@ -195,9 +195,9 @@ class Lexicon:
                                                sorted(senses, key=lambda phrase: phrase not in held)) if kept]
             taken: list[set[str]] = []
             for phrase in senses:
-                words = set(phrase.split())
                 if len(taken) == per_term:
                     break
+                words = set(phrase.split())
                 if any(words & sense for sense in taken):
                     continue  # "leave of absence" after "leave": a variant of a sense taken, not another sense
                 taken.append(words)

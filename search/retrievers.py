@@ -124,7 +124,7 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
     readings = [{"bool": {"should": should, **query_name(f"{READING_PREFIX}own_words", explain)}}]
     for target, by_term in query.translated.items():
         if all(found == [term] for term, found in by_term.items()):
-            continue  # "test" -> "test": the reading would search the own words again, for a third of BM25's time
+            continue  # "test" -> "test": the reading would search the question's own words again, as costly
         # A word the list does not know (a name, a number, a product) is searched as written.
         readings.append({"bool": {"boost": cfg.translation_boost,
                                   **query_name(f"{READING_PREFIX}translated_{target}", explain), "should": [

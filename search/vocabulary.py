@@ -4,8 +4,9 @@ A dictionary lists a word's senses best first for language at large ("bearbeiten
 editing; "Seite": side, quarter, ..., page), not for this intranet. A sense no evidence holds can find
 nothing, and searching it wastes the slot of one that could: ``query.translations`` keeps the best senses
 the corpus holds. One ``_msearch`` asks for the words not yet known (per word a ``match_phrase`` on the
-language's analyzed context, so "editing" counts where "edited" stands, stopped at the first evidence that holds it);
-answers are kept per caller's read groups, because which words restricted pages hold is theirs to know.
+language's analyzed context, so "editing" counts where "edited" stands, stopped at the first evidence that
+holds it); answers are kept per caller's read groups, because which words restricted pages hold is theirs
+to know.
 """
 from __future__ import annotations
 
