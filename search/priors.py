@@ -1,8 +1,8 @@
 """Priors: what the fused scores learn beyond the retrievers, in rank-one units of the fusion.
 
-The pages shown for earlier turns get a bonus in the conversation's reading; evidence of a template twin (a page whose title names another
-version, date or code than the query) is set back; an index-term anchor whose term the query names is
-lifted. The weights are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
+The pages shown for earlier turns get a bonus in the conversation's reading; evidence of a template twin
+(a page whose title names another version, date or code than the query) is set back; an index-term anchor
+whose term the query names is lifted. The weights are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def carried_identifiers(carried: dict[str, float], named: dict[str, set[str]], l
             if latest is None or share > latest[1]:
                 by_kind[kind] = (set(ids), share)
             elif share == latest[1]:
-                latest[0].update(ids)
+                by_kind[kind] = (latest[0] | ids, share)
     shares: dict[float, dict[str, set[str]]] = {}
     for kind, (ids, share) in by_kind.items():
         shares.setdefault(share, {})[kind] = ids

@@ -142,11 +142,11 @@ def translations(lexicon: Lexicon | None, terms: list[str], lang: str,
             glued = lexicon.compounds(terms, source, target) if present and neighbours else {}
             held = present([*lexicon.sense_words([*terms, *as_written.values()], source, target),
                             *(w for ws in glued.values() for w in ws)], target) if present else None
+            def senses(word: str) -> list[str]:
+                return [w for w in lexicon.translate([word], source, target, held=held) if w not in stop]
+
             for term in terms:
-                found = [w for w in lexicon.translate([term], source, target, held=held) if w not in stop]
-                if not found and term in as_written:
-                    found = [w for w in lexicon.translate([as_written[term]], source, target, held=held)
-                             if w not in stop]
+                found = senses(term) or (senses(as_written[term]) if term in as_written else [])
                 found += [w for w in glued.get(term, []) if held and w in held and w not in found]
                 budget -= sum(len(w.split()) for w in found)
                 if found and budget >= 0:
