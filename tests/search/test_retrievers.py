@@ -16,7 +16,7 @@ def test_request_filters():
 
 
 def test_text_fields_carry_their_boosts_and_the_languages_analyzed_copies():
-    assert text_fields("fr") == ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5", "summary"]
+    assert text_fields("fr") == ["title^2", "heading_path^1.5", "text^1.5", "context", "keywords^1.5"]
     assert text_fields("de")[-3:] == ["context.de", "title.de^2", "text.de^1.5"]
 
 
