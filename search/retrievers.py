@@ -94,9 +94,12 @@ def text_fields(lang: str) -> list[str]:
     searching it counted those words twice and nothing else. Measured without it (2026-11-27):
     questions.jsonl raw P@1 0.868 -> 0.884, completed 0.926 either way, conversations.jsonl tune half
     unchanged raw and completed; BM25 took 19.8 -> 15.8 ms a search at 50k evidence. Measured and left out the
-    same day: the keyword view dropped too (tune half raw +1 turn, the untouched half -4), and BM25F over the
-    fields of each analyzer (``combined_fields``: BM25 took 19 -> 10 ms, but questions.jsonl completed
-    0.926 -> 0.893)."""
+    same day: the keyword view dropped too (tune half raw +1 turn, the untouched half -4); dropping instead
+    ``heading_path``, ``text``, ``title`` or the analyzed ``context`` copies (each lost a question or turn of
+    the tune data); BM25F over the fields of each analyzer (``combined_fields``: BM25 took 19 -> 10 ms, but
+    questions.jsonl completed 0.926 -> 0.893); the question's word pairs matched against word pairs of the
+    title (a shingle copy of ``title``: tune half raw +1 turn, nothing else; with ``heading_path`` and
+    ``text`` as well, questions.jsonl raw -1 and conversations completed -2)."""
     fields = [_boosted("title", TITLE_BOOST), _boosted("heading_path", HEADING_BOOST), _boosted("text", TEXT_BOOST),
               "context", _boosted("keywords", KEYWORDS_BOOST)]
     if lang in ANALYZED_LANGUAGES:
