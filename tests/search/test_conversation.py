@@ -32,6 +32,17 @@ def test_every_follow_up_is_read_with_the_pages_shown_before(query, leans_on_the
     assert resolved.prior_urls == ({REPORT: SHOWN_PAGE_SHARE} if leans_on_the_page else {})
 
 
+@pytest.mark.parametrize("query, after_the_previous", [
+    ("Deadline?", True),  # one word of its own: about the conversation's subject
+    ("Version nos.?", True),
+    ("Which ticket category covers a TLS certificate?", False),  # says what it is about: a new subject
+])
+def test_the_embedder_reads_a_short_follow_up_after_the_previous_question_and_a_full_one_alone(
+        query, after_the_previous, lemmatizer):
+    resolved = conversation_reading(query, [TURN], "en", lemmatizer)
+    assert resolved.dense_text == (f"{TURN.query} {query}" if after_the_previous else query)
+
+
 def test_the_conversation_reading_carries_earlier_terms_decayed_by_distance(lemmatizer):
     history = [Turn("Where is the TideSense harbour buoy?", [{"url": "buoy", "title": "Buoys"}]), TURN]
     resolved = conversation_reading("Deadline?", history, "en", lemmatizer)
