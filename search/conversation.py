@@ -1,20 +1,19 @@
 """The conversation: what earlier turns have established, and a follow-up read together with it.
 
-``resolve`` gives the question as searched. Without history it is the question as asked. With the
-configured LLM (``search.rewrite``) it is the LLM's rewrite. Otherwise every turn after the first is read
-together with what the conversation has established (``conversation_reading``): the content terms of every
-earlier question, each weighted by how many turns back it was asked (``TERM_DECAY`` per turn) and always
-below the question's own words (``carried_bm25``; translated like the question's words, ``carried_across``),
-the previous question in what the embedder reads when the question is short (``STANDALONE_TERMS``), and the
-pages shown first for earlier turns as a prior,
-decayed the same way. The two readings of the issue compete in the prior: the question's own words are
-searched alone too (``own_word_searches``), and a shown page keeps its prior only as far as they find it
-against the best page they find (``shown_weights``), so "Wann verfällt der Resturlaub?" after an error-code
-question leaves the runbook, while "How many machines?" keeps the report it matches (measured: tune half
-0.714 -> 0.725 P@1, questions.jsonl 0.884 -> 0.860; "Deadline?" loses the postmortem its word is not on).
-No list of words or phrasings decides whether a question is a follow-up, so "How many machines?" and
-"Deadline?" are read like "and what about it?"; a question whose own words single out another page still
-finds it, because its own words weigh more than anything carried.
+``resolve`` gives the question as searched. Without history it is the question as asked. With the configured LLM
+(``search.rewrite``) it is the LLM's rewrite. Otherwise every turn after the first is read together with what
+the conversation has established (``conversation_reading``): the content terms of every earlier question, each
+weighted by how many turns back it was asked (``TERM_DECAY`` per turn) and always below the question's own words
+(``carried_bm25``; translated like the question's words, ``carried_across``), the previous question in what the
+embedder reads when the question is short (``STANDALONE_TERMS``), and the pages shown first for earlier turns as
+a prior, decayed the same way. The two readings of the issue compete in the prior: the question's own words are
+searched alone too (``own_word_searches``), and a shown page keeps its prior only as far as they find it against
+the best page they find (``shown_weights``), so "Wann verfällt der Resturlaub?" after an error-code question
+leaves the runbook, while "How many machines?" keeps the report it matches (measured: tune half 0.714 -> 0.725
+P@1, questions.jsonl 0.884 -> 0.860; "Deadline?" loses the postmortem its word is not on). No list of words or
+phrasings decides whether a question is a follow-up, so "How many machines?" and "Deadline?" are read like "and
+what about it?"; a question whose own words single out another page still finds it, because its own words weigh
+more than anything carried.
 
 Measured and left out: reading each follow-up also on its own and letting the two readings compete by how
 confidently each retrieves (the own reading's lead over its second page, or over the conversation's first
