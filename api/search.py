@@ -7,8 +7,6 @@ identity that fails verification is served public results with a warning saying 
 """
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from flask import Blueprint, current_app, g, jsonify, request
 from spectree import Response
 
@@ -88,9 +86,7 @@ def answer(params: SearchParams):
         redact(response.query), response.took_ms, response.total, response.lang,
         search_request.mode or settings.search.mode,
         caller=anonymised(who, settings.api.caller_id_salt), session=params.session)
-    answer = asdict(response)
-    del answer["contributions"]  # eval's explanation of a ranking; the API never asks for it
-    return jsonify(answer)
+    return jsonify(response.as_json())
 
 
 @search.post("/api/click")

@@ -17,6 +17,9 @@ BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
 POLL_SECONDS = 1  # between health checks while OpenSearch starts
 SEARCHLOG_TEMPLATE = "evident-searchlog"  # matches every evident-searchlog* index, whatever its name setting
+# A reindex from an index made before ``term`` was its own field copies an index-term anchor's term up from meta.
+TERM_UP = ("if (ctx._source.meta instanceof Map && ctx._source.meta.term != null) "
+           "{ ctx._source.term = ctx._source.meta.term; }")
 FACET_BUCKETS = 50  # kinds and spaces listed in the admin console: every kind, the spaces of a large wiki
 
 
@@ -64,6 +67,9 @@ def init_index(client: OpenSearch, settings: Settings) -> dict:
         report["created_index"] = index
     else:
         report["added_fields"] = add_new_fields(client, alias, template["template"]["mappings"]["properties"])
+        if not stores_search_fields(client, alias):
+            report["reindex_advised"] = ("the index predates stored search fields: searches read _source, "
+                                         "slower; `evident reindex` rebuilds it from the current template")
     if "opensearch-neural-search" in installed_plugins(client):
         for name, body in search_pipelines().items():
             client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
@@ -100,7 +106,8 @@ def reindex(client: OpenSearch, settings: Settings) -> dict:
     old = sorted(client.indices.get_alias(name=alias))
     new = new_index_name(alias)
     client.indices.create(index=new)
-    copied = client.reindex(body={"source": {"index": ",".join(old)}, "dest": {"index": new}},
+    copied = client.reindex(body={"source": {"index": ",".join(old)}, "dest": {"index": new},
+                                  "script": {"lang": "painless", "source": TERM_UP}},
                             refresh=True, wait_for_completion=True, request_timeout=REINDEX_TIMEOUT)
     if copied.get("failures"):
         client.indices.delete(index=new)
@@ -111,6 +118,14 @@ def reindex(client: OpenSearch, settings: Settings) -> dict:
     for index in old:
         client.indices.delete(index=index)
     return {"alias": alias, "from": old, "to": new, "documents": copied.get("total", 0)}
+
+
+def stores_search_fields(client: OpenSearch, alias: str) -> bool:
+    """Whether every index behind the alias stores the fields a search fetches (``store`` in the template):
+    an index made before they were stored answers from ``_source`` until ``evident reindex`` rebuilds it."""
+    mappings = client.indices.get_mapping(index=alias)
+    return bool(mappings) and all(mapping["mappings"].get("properties", {}).get("text", {}).get("store", False)
+                                  for mapping in mappings.values())
 
 
 def merge_segments(client: OpenSearch, index: str) -> None:
@@ -130,6 +145,9 @@ def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:
     source = dict(evidence)
     source["acl_levels"] = acl_levels(source.get("acl") or [], source.pop("acl_inherited", None) or [])
     source["page_url"] = source["url"]
+    term = (source.get("meta") or {}).get("term")
+    if term:
+        source["term"] = term  # an index-term anchor's term, stored for the search to fetch
     source["indexed_at"] = datetime.now(timezone.utc).isoformat()
     source.update(vectors)
     return source

@@ -14,6 +14,7 @@ splits one URL, but the secrets sit inside exception messages and sentences).
 """
 from __future__ import annotations
 
+import functools
 import re
 import urllib.parse
 from pathlib import PurePosixPath
@@ -21,6 +22,7 @@ from pathlib import PurePosixPath
 WEB_SCHEMES = ("http", "https")  # what a reader's browser opens from a result list
 FILE_SCHEME = "file"  # allowed only under a configured file: base (a file share the readers have mounted)
 HIDDEN = "***"
+SAFE_LINKS_KEPT = 4096  # checked result links kept per process: the pages a busy index's searches keep showing
 URL_SHOWN_CHARS = 200  # of a refused URL in an error: enough to find it in the source, not a data: payload
 # Query parameters whose value is a credential: bearer and OAuth tokens, API keys, signed-URL signatures
 # (AWS, Azure SAS), passwords. "key" alone is left out: Confluence and wikis use it for space keys.
@@ -106,6 +108,8 @@ def _file_problem(url: str, files_base_url: str) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=SAFE_LINKS_KEPT)
 def safe_link(url: str, files_base_url: str = "") -> str:
-    """``url`` when it may be a result link, else '' (a result of an older index shown without its link)."""
+    """``url`` when it may be a result link, else '' (a result of an older index shown without its link).
+    Kept per process: the same pages come back search after search, and the check is a pure function."""
     return "" if link_problem(url, files_base_url) else url

@@ -159,7 +159,7 @@ def own_word_searches(own_body: dict, shown: dict[str, float]) -> list[dict]:
     """Two searches of the question's own words (``own_body``: its BM25 without carried terms): the best
     match anywhere, and the best evidence of each shown page."""
     pages = {"terms": {"url": list(shown)}}
-    return [{"size": 1, "_source": ["url"], "query": own_body},
+    return [{"size": 1, "_source": False, "query": own_body},
             {"size": 0, "query": {"bool": {"must": own_body, "filter": pages}},
              "aggs": {"pages": {"terms": {"field": "url", "size": len(shown)},
                                 "aggs": {"best": {"max": {"script": "_score"}}}}}}]

@@ -58,7 +58,7 @@ def term_anchor_boost(fused: list[dict], asked: str, bonus: float) -> None:
     asked = asked.lower()
 
     def named(src: dict) -> float:
-        term = (src.get("meta") or {}).get("term", "")
+        term = src.get("term", "")
         return bonus if term and re.search(rf"(?<!\w){re.escape(term.lower())}(?!\w)", asked) else 0.0
 
     _shift(fused, named, "term_bonus")

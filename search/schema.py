@@ -4,7 +4,7 @@ Plain data, shared by the API, ``evident eval`` and every stage of ``search.sear
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 @dataclass
@@ -67,3 +67,10 @@ class SearchResponse:
     search_id: str = ""  # the search log's id of this answer, sent back with a click (set by the API)
     # With ``explain``: every ranked page's URL -> each ranked list's and prior's part of its score.
     contributions: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def as_json(self) -> dict:
+        """The answer as JSON-ready data, without ``contributions`` (``eval``'s explanation, never sent): the hits'
+        fields as they are, where ``dataclasses.asdict`` deep-copied every snippet and list (1 ms a search)."""
+        answer = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "contributions"}
+        answer["hits"] = [vars(hit) for hit in self.hits]
+        return answer

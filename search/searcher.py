@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from opensearchpy import OpenSearch
 
 from core.embedding import Embedder, for_questions
+from core.index import stores_search_fields
 from core.settings import Settings
 from search import fusion, present
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
@@ -96,6 +97,8 @@ class Searcher:
         self.rewriter = rewriter
         self.corpus_words = (CorpusWords(client, settings.opensearch.index_alias)
                              if lexicon is not None and settings.search.corpus_senses else None)
+        # Whether the alias's indices store the fields a search fetches: asked at the first search.
+        self.fields_stored: bool | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
@@ -190,16 +193,19 @@ class Searcher:
         after the search, left shorter than asked), or one ``hybrid`` query whose pipeline fuses them. To
         ``explain``, BM25 is asked apart with its readings' and carried terms' scores."""
         index = self.settings.opensearch.index_alias
+        if self.fields_stored is None:
+            self.fields_stored = stores_search_fields(self.client, index)
         if plan.server_side:
             processor = fusion.pipeline_processor(plan.fusion, [r.weight for r in retrievers],
                                                   self.settings.search.rrf_k)
-            response = run_hybrid(self.client, index, retrievers, plan.depth, processor)
+            response = run_hybrid(self.client, index, retrievers, plan.depth, processor, self.fields_stored)
             return Retrieved([response["hits"]["hits"]], fused=True)
-        ranked = [r["hits"]["hits"] for r in run_each(self.client, index, retrievers, plan.depth, explain)]
+        ranked = [r["hits"]["hits"] for r in run_each(self.client, index, retrievers, plan.depth, explain,
+                                                      self.fields_stored)]
         short = [i for i, (r, hits) in enumerate(zip(retrievers, ranked)) if r.fallback and len(hits) < plan.depth]
         if short:  # filtered after the search, too few were left: asked again with the filters inside
             again = run_each(self.client, index, [replace(retrievers[i], body=retrievers[i].fallback) for i in short],
-                             plan.depth)
+                             plan.depth, stored=self.fields_stored)
             for i, response in zip(short, again):
                 ranked[i] = response["hits"]["hits"]
         return Retrieved(ranked, fused=False)

@@ -61,3 +61,49 @@ def test_reindex_moves_the_evidence_behind_the_same_alias_and_a_merge_leaves_one
     finally:
         stores.indices.delete(index=f"{alias}-*")
         stores.indices.delete_index_template(name=alias)
+
+
+def _strip_store(properties: dict) -> None:
+    for field in properties.values():
+        field.pop("store", None)
+        _strip_store(field.get("properties", {}))
+
+
+def test_an_index_without_stored_fields_is_searched_from_its_source_until_a_reindex_stores_them(stores, settings):
+    """An upgrade must not change what a search returns: an index made before the search fields were stored
+    gives them from ``_source`` (the anchor term from ``meta``), and ``evident reindex`` makes the same hits
+    come from stored fields."""
+    from core.index import index_template, init_index, reindex, stores_search_fields
+    from search.retrievers import Retriever, run_each
+
+    alias = "stored-test-evidence"  # not under the session alias: index templates may not overlap
+    older = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    body = index_template(alias, settings.embedding.dimension)["template"]
+    _strip_store(body["mappings"]["properties"])
+    del body["mappings"]["properties"]["term"]
+    stores.indices.create(index=f"{alias}-old", body={**body, "aliases": {alias: {}}})
+    anchor = {"id": "t:1", "doc_id": "t", "kind": "term", "url": "https://example.org/t#page=2", "title": "Theory",
+              "text": "Definition 1.3 (Act). An act is an occurrence.", "heading_path": ["1 Facts and acts"],
+              "labels": ["records"], "updated": "2024-11-18T10:22:33.000Z", "meta": {"term": "Act", "page": 2}}
+    page = {"id": "p:1", "doc_id": "p", "kind": "passage", "url": "https://example.org/p", "title": "Acts",
+            "text": "An act of parliament.", "heading_path": [], "breadcrumb": ["Home", "Law"]}
+    try:
+        assert replace_document(stores, older, "t", [anchor])["errors"] == []
+        assert replace_document(stores, older, "p", [page])["errors"] == []
+        assert not stores_search_fields(stores, alias)
+        assert "evident reindex" in init_index(stores, older)["reindex_advised"]
+        search = [Retriever({"match": {"text": "act"}}, 1.0, lexical=True)]
+
+        def found(stored: bool) -> dict[str, dict]:
+            hits = run_each(stores, alias, search, 10, stored=stored)[0]["hits"]["hits"]
+            return {hit["_id"]: hit["_source"] for hit in hits}
+
+        before = found(stored=False)
+        assert before["t:1"]["term"] == "Act" and before["t:1"]["heading_path"] == ["1 Facts and acts"]
+        assert before["p:1"]["breadcrumb"] == ["Home", "Law"] and before["p:1"]["labels"] == []
+        reindex(stores, older)
+        assert stores_search_fields(stores, alias) and "reindex_advised" not in init_index(stores, older)
+        assert found(stored=True) == before
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)

@@ -26,7 +26,7 @@ def test_a_page_titled_with_another_version_or_date_is_a_twin(query, title, twin
 
 def _item(url: str, title: str, score: float, term: str = "") -> dict:
     return {"_id": url + title, "_score_fused": score,
-            "_source": {"url": url, "title": title, **({"meta": {"term": term}} if term else {})}}
+            "_source": {"url": url, "title": title, **({"term": term} if term else {})}}
 
 
 def test_twin_penalty_sets_back_every_evidence_of_the_twin_page():
