@@ -20,12 +20,17 @@ SEARCHLOG_TEMPLATE = "evident-searchlog"  # matches every evident-searchlog* ind
 # A reindex from an index made before ``term`` was its own field copies an index-term anchor's term up from meta.
 TERM_UP = ("if (ctx._source.meta instanceof Map && ctx._source.meta.term != null) "
            "{ ctx._source.term = ctx._source.meta.term; }")
+# Connections a client keeps open to OpenSearch, for the threads that share it (an API process's request threads
+# and its search log writer). urllib3 keeps one by default: every other thread then opened a connection and
+# closed it again for each request it sent, with its address lookup, at 4 concurrent searches most of them.
+KEPT_CONNECTIONS = 16
 FACET_BUCKETS = 50  # kinds and spaces listed in the admin console: every kind, the spaces of a large wiki
 
 
 def connect(settings: Settings) -> OpenSearch:
     return OpenSearch(hosts=[settings.opensearch.url], timeout=settings.opensearch.timeout,
-                      max_retries=settings.opensearch.max_retries, retry_on_timeout=True)
+                      max_retries=settings.opensearch.max_retries, retry_on_timeout=True,
+                      pool_maxsize=KEPT_CONNECTIONS)
 
 
 def load_json(name: str) -> dict:

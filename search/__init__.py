@@ -4,7 +4,8 @@ Lives here, by role: ``searcher`` (``Searcher``: the request as a short list of 
 (request, turn, hit, response); understanding: ``query`` (language, lemmas, content terms, named codes,
 translation readings through ``lexicon``, in the senses the corpus holds: ``vocabulary``) and
 ``conversation`` (follow-up resolution, ``rewrite`` by an LLM); ``retrievers`` (BM25, k-NN and baseline
-query bodies, the ACL and request filters, running them); ``fusion`` (min-max, RRF and view-merging
+query bodies, the ACL and request filters, running them); ``flatten`` (BM25 written as one flat disjunction of
+term queries) in the tokens of the index's analyzers (``analysis``); ``fusion`` (min-max, RRF and view-merging
 joiners); ``priors`` (follow-up page, template twins, index-term anchors); ``rerank`` (optional
 cross-encoder); ``grouping`` (by page); ``duplicates`` (near-duplicate pages folded into one result);
 ``present`` (snippets, hits, facets, paging).

@@ -2,17 +2,18 @@
 
 A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
 ``SearchConfig``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas, translations:
-``query``, ``conversation``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the question's own
-words find them: ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies with the caller's filters:
-``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or one ``hybrid``
-query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
-``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional
-cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``collapse_duplicates`` (near-duplicate pages as
-one result: ``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The
-caller's ACL filter is inside every retriever, so a restricted page never reaches the fusion step. A request to
-``explain`` has the fusion, the priors and the reranker book what each adds to each evidence's score as they add
-it, and the response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval
---misses``).
+``query``, ``conversation``) -> ``write_bm25`` (the BM25 bodies with the caller's filters, written flat in the
+tokens of the index's analyzers: ``retrievers``, ``flatten``, ``analysis``) -> ``weigh_shown_pages`` (the earlier
+pages' prior, by how well the question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and
+k-NN query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin,
+or one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging:
+``fusion``) -> ``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank``
+(optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``collapse_duplicates``
+(near-duplicate pages as one result: ``duplicates``) -> ``to_hits`` (the page of results asked for, snippets,
+facets: ``present``). The caller's ACL filter is inside every retriever, so a restricted page never reaches the
+fusion step. A request to ``explain`` has the fusion, the priors and the reranker book what each adds to each
+evidence's score as they add it, and the response gives every ranked page's parts
+(``SearchResponse.contributions``, for ``evident eval --misses``).
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from core.index import stores_search_fields
 from core.settings import Settings
 from search import fusion, present
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
+from search.analysis import FieldTokens
 from search.duplicates import collapse_near_duplicates
+from search.flatten import flat_body, texts_to_analyze
 from search.grouping import Group, group
 from search.lexicon import Lexicon, load_lexicon
 from search.priors import apply_priors
@@ -75,6 +78,15 @@ class Plan:
 
 
 @dataclass
+class Bm25Bodies:
+    """The question's BM25 bodies, flat (``flatten``): with the carried terms, to retrieve; its own
+    words alone, to weigh the pages shown for earlier turns (None when there are none)."""
+
+    full: dict
+    own_words: dict | None
+
+
+@dataclass
 class Retrieved:
     """What OpenSearch answered: a ranked list per retriever, or one list it fused itself."""
 
@@ -97,6 +109,7 @@ class Searcher:
         self.rewriter = rewriter
         self.corpus_words = (CorpusWords(client, settings.opensearch.index_alias)
                              if lexicon is not None and settings.search.corpus_senses else None)
+        self.field_tokens = FieldTokens(client, settings.opensearch.index_alias)
         # Whether the alias's indices store the fields a search fetches: asked at the first search.
         self.fields_stored: bool | None = None
 
@@ -115,8 +128,9 @@ class Searcher:
         started = time.perf_counter()
         plan = Plan.of(request, self.settings)
         query, warnings = self.understand(request, plan)
-        query = self.weigh_shown_pages(request, plan, query)
-        retrievers = self.build_retrievers(request, plan, query)
+        bm25 = self.write_bm25(request, plan, query)
+        query = self.weigh_shown_pages(query, bm25)
+        retrievers = self.build_retrievers(request, plan, query, bm25)
         retrieved = self.retrieve(plan, retrievers, request.explain)
         fused = self.fuse(plan, retrievers, retrieved, request.explain)
         fused = self.prioritize(plan, query, retrievers, fused)
@@ -151,33 +165,46 @@ class Searcher:
                                                                 self.settings.search.translation_boost))
         return understand(request.query, lang, resolved, self.lemmatizer, lexicon, present), warnings
 
-    def weigh_shown_pages(self, request: SearchRequest, plan: Plan, query: Query) -> Query:
+    def write_bm25(self, request: SearchRequest, plan: Plan, query: Query) -> Bm25Bodies | None:
+        """The question's BM25 bodies (none for the baseline or a dense search): its own words and the terms
+        carried from earlier turns (``conversation.carried_bm25``), and its own words alone when pages were
+        shown for earlier turns; their texts analyzed in one request and each body written flat."""
+        if plan.mode not in ("bm25", "hybrid"):
+            return None
+        cfg = self.settings.search
+        filters = request_filters(request.groups, request.filters)
+        own = replace(query, resolved=replace(query.resolved, carried={}))
+        full = bm25_query(own, filters, cfg, self.lemmatizer, request.explain)
+        if query.resolved.carried:
+            full = carried_bm25(full, query.resolved.carried, cfg.carried_boost,
+                                [*text_fields(query.lang), "lemmas"], request.explain)
+        bodies = [full] + ([bm25_query(own, filters, cfg, self.lemmatizer)] if query.resolved.prior_urls else [])
+        analysis = self.field_tokens.analysis(texts_to_analyze(*bodies))
+        flat = [flat_body(body, analysis) for body in bodies]
+        return Bm25Bodies(flat[0], flat[1] if len(flat) > 1 else None)
+
+    def weigh_shown_pages(self, query: Query, bm25: Bm25Bodies | None) -> Query:
         """The pages shown before, each prior scaled by how well the question's own words (BM25, without the
         carried terms) match the page against the best page they match (``conversation.shown_weights``): a
         question whose own words lead elsewhere has left the page; one that matches nothing keeps none."""
         prior = query.resolved.prior_urls
-        if not prior or plan.mode not in ("bm25", "hybrid"):
+        if not prior or bm25 is None or bm25.own_words is None:
             return query
-        own = bm25_query(replace(query, resolved=replace(query.resolved, carried={})),
-                         request_filters(request.groups, request.filters), self.settings.search, self.lemmatizer)
-        best, shown = msearch(self.client, self.settings.opensearch.index_alias, own_word_searches(own, prior))
+        best, shown = msearch(self.client, self.settings.opensearch.index_alias,
+                              own_word_searches(bm25.own_words, prior))
         weights = shown_weights(prior, best["hits"]["max_score"], shown["aggregations"]["pages"]["buckets"])
         return replace(query, resolved=replace(query.resolved, prior_urls=weights))
 
-    def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query) -> list[Retriever]:
+    def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query,
+                         bm25: Bm25Bodies | None) -> list[Retriever]:
         """The BM25 retriever (or the baseline's) first, then a k-NN retriever per embedded text and view."""
         cfg = self.settings.search
         filters = request_filters(request.groups, request.filters)
         if plan.mode == "baseline":
             return [Retriever(baseline_query(request.query, filters), cfg.bm25_weight, lexical=True)]
         out = []
-        if plan.mode in ("bm25", "hybrid"):
-            body = bm25_query(replace(query, resolved=replace(query.resolved, carried={})), filters, cfg,
-                              self.lemmatizer, request.explain)
-            if query.resolved.carried:
-                body = carried_bm25(body, query.resolved.carried, cfg.carried_boost,
-                                    [*text_fields(query.lang), "lemmas"], request.explain)
-            out.append(Retriever(body, cfg.bm25_weight, lexical=True))
+        if bm25 is not None:
+            out.append(Retriever(bm25.full, cfg.bm25_weight, lexical=True))
         if plan.mode in ("dense", "hybrid"):
             model_language = self.settings.embedding.language
             vectors = self.embedder.embed(dense_texts(query, model_language))
