@@ -17,17 +17,19 @@ evidence's score as they add it, and the response gives every ranked page's part
 """
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import RequestError
 
 from core.embedding import Embedder, for_questions
 from core.index import stores_search_fields
 from core.settings import Settings
 from search import fusion, present
-from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
 from search.analysis import FieldTokens
+from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
 from search.duplicates import collapse_near_duplicates
 from search.flatten import flat_body, texts_to_analyze
 from search.grouping import Group, group
@@ -44,6 +46,7 @@ from text.detect import detect_language
 from text.lemmas import Lemmatizer
 
 __all__ = ["Hit", "SearchRequest", "SearchResponse", "Searcher", "Turn"]
+log = logging.getLogger(__name__)
 
 # Grouping folds several evidence into one page: fetch three evidence per hit asked for (all pages up to
 # the one asked), so a deep page of results still has enough pages behind it.
@@ -112,6 +115,7 @@ class Searcher:
         self.field_tokens = FieldTokens(client, settings.opensearch.index_alias)
         # Whether the alias's indices store the fields a search fetches: asked at the first search.
         self.fields_stored: bool | None = None
+        self.flat_bm25 = True  # False once OpenSearch would not analyze for the alias (it has several indices)
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
@@ -168,7 +172,8 @@ class Searcher:
     def write_bm25(self, request: SearchRequest, plan: Plan, query: Query) -> Bm25Bodies | None:
         """The question's BM25 bodies (none for the baseline or a dense search): its own words and the terms
         carried from earlier turns (``conversation.carried_bm25``), and its own words alone when pages were
-        shown for earlier turns; their texts analyzed in one request and each body written flat."""
+        shown for earlier turns; each body written flat in the tokens of the index's analyzers, or as it is
+        when OpenSearch cannot analyze for the alias (an alias over several indices)."""
         if plan.mode not in ("bm25", "hybrid"):
             return None
         cfg = self.settings.search
@@ -179,9 +184,14 @@ class Searcher:
             full = carried_bm25(full, query.resolved.carried, cfg.carried_boost,
                                 [*text_fields(query.lang), "lemmas"], request.explain)
         bodies = [full] + ([bm25_query(own, filters, cfg, self.lemmatizer)] if query.resolved.prior_urls else [])
-        analysis = self.field_tokens.analysis(texts_to_analyze(*bodies))
-        flat = [flat_body(body, analysis) for body in bodies]
-        return Bm25Bodies(flat[0], flat[1] if len(flat) > 1 else None)
+        if self.flat_bm25:
+            try:
+                analysis = self.field_tokens.analysis(texts_to_analyze(*bodies))
+                bodies = [flat_body(body, analysis) for body in bodies]
+            except RequestError as exc:  # an alias over several indices: an analysis takes one index
+                self.flat_bm25 = False
+                log.warning("BM25 is sent as written, not flat (slower, same ranking): %s", exc.error)
+        return Bm25Bodies(bodies[0], bodies[1] if len(bodies) > 1 else None)
 
     def weigh_shown_pages(self, query: Query, bm25: Bm25Bodies | None) -> Query:
         """The pages shown before, each prior scaled by how well the question's own words (BM25, without the

@@ -48,3 +48,26 @@ def test_the_flat_body_ranks_as_the_body_it_was_written_from(sample_corpus, sear
     ranked, as_written = _ranked(stores, alias, flat), _ranked(stores, alias, written)
     assert [i for i, _ in ranked] == [i for i, _ in as_written] != []
     assert [s for _, s in ranked] == pytest.approx([s for _, s in as_written], rel=1e-5)
+
+
+def test_an_alias_over_two_indices_is_searched_with_the_body_as_written(stores, settings):
+    """OpenSearch analyzes in one index only: over two, BM25 goes unflattened and still finds the evidence."""
+    from core.index import init_index
+    from search.searcher import Searcher
+
+    alias = "twofold-evidence"  # not under the session alias: index templates may not overlap
+    twofold = replace(settings, opensearch=replace(settings.opensearch, index_alias=alias))
+    try:
+        init_index(stores, twofold)
+        stores.indices.create(index=f"{alias}-second", body={"aliases": {alias: {}}})
+        for n in (1, 2):
+            stores.index(index=f"{alias}-second", id=f"e{n}", refresh=True, body={
+                "id": f"e{n}", "doc_id": f"d{n}", "kind": "passage", "url": f"https://example.org/{n}",
+                "title": f"Rollout {n}", "text": "The gateway rollout starts on Monday."})
+        searcher = Searcher.from_settings(twofold, stores)
+        hits = searcher.search(SearchRequest(query="When does the gateway rollout start?", mode="bm25")).hits
+        assert {h.url for h in hits} == {"https://example.org/1", "https://example.org/2"}
+        assert not searcher.flat_bm25
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)
