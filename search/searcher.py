@@ -115,7 +115,8 @@ class Searcher:
         self.field_tokens = FieldTokens(client, settings.opensearch.index_alias)
         # Whether the alias's indices store the fields a search fetches: asked at the first search.
         self.fields_stored: bool | None = None
-        self.flat_bm25 = True  # False once OpenSearch would not analyze for the alias (it has several indices)
+        # False once OpenSearch would not analyze for the alias (it had several indices), until the process restarts.
+        self.flat_bm25 = True
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
