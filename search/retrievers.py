@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from opensearchpy import OpenSearch
 
-from core.index import VECTOR_FIELDS
+from core.index import ACL_LEVEL_FIELDS, NESTED_ACL_PATH, NO_READER, VECTOR_FIELDS
 from core.settings import SearchConfig
 from ingest import evidence as kinds
 from search.fusion import READING_PREFIX, query_name
@@ -63,18 +63,24 @@ def acl_filter(principals: list[str]) -> dict:
     """Evidence the caller may read: every read restriction on it names one of the caller's principals
     (groups and ``user:<id>``); evidence without restrictions is public.
 
-    A page inherits its restricted ancestors' restrictions, and Confluence wants a reader admitted by
-    each of them, so each is a nested ``acl_levels`` object and none may fail to match. ``acl`` (the
-    evidence's own level) is checked as well, so evidence written before ``acl_levels`` existed stays
-    protected.
+    A page inherits its restricted ancestors' restrictions, and Confluence wants a reader admitted by each of
+    them, so each level is a field of its own (``core.index.ACL_LEVEL_FIELDS``) and none may fail to match.
+    ``acl`` (the evidence's own level) is checked as well, so evidence written before the levels existed
+    stays protected; so are the levels of an index made before they were fields, nested objects under
+    ``NESTED_ACL_PATH`` until ``evident reindex`` moves them (on any other index that clause matches nothing).
     """
-    own: list[dict] = [{"bool": {"must_not": {"exists": {"field": "acl"}}}}]
-    unmatched: dict = {"match_all": {}}
-    if principals:
-        own.append({"terms": {"acl": list(principals)}})
-        unmatched = {"bool": {"must_not": {"terms": {"acl_levels.principals": list(principals)}}}}
-    return {"bool": {"should": own, "minimum_should_match": 1,
-                     "must_not": {"nested": {"path": "acl_levels", "query": unmatched}}}}
+    readers = [principal for principal in principals if principal != NO_READER]
+
+    def admits(field: str) -> dict:
+        either: list[dict] = [{"bool": {"must_not": {"exists": {"field": field}}}}]
+        if readers:
+            either.append({"terms": {field: readers}})
+        return {"bool": {"should": either, "minimum_should_match": 1}}
+
+    unmatched = {"bool": {"must_not": {"terms": {f"{NESTED_ACL_PATH}.principals": readers}}}} if readers \
+        else {"match_all": {}}
+    return {"bool": {"filter": [admits("acl"), *(admits(field) for field in ACL_LEVEL_FIELDS)],
+                     "must_not": {"nested": {"path": NESTED_ACL_PATH, "ignore_unmapped": True, "query": unmatched}}}}
 
 
 def request_filters(groups: list[str], filters: dict) -> list[dict]:

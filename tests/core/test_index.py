@@ -17,19 +17,20 @@ def test_a_write_to_a_missing_alias_is_refused_and_creates_no_unmapped_index(sto
 
 
 def test_an_index_from_an_older_template_gains_the_new_fields(stores, settings):
-    """An upgrade that adds a field (``acl_levels``) must not make every write to the old index fail."""
-    from core.index import index_template, init_index
+    """An upgrade that adds fields (the ``acl_level_*`` fields) must not make every write to the old index fail."""
+    from core.index import ACL_LEVEL_FIELDS, index_template, init_index
 
     alias = "upgraded-test-evidence"  # not under the session alias: index templates may not overlap
     older = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
     body = index_template(alias, settings.embedding.dimension)["template"]
-    del body["mappings"]["properties"]["acl_levels"]
+    for name in ACL_LEVEL_FIELDS:
+        del body["mappings"]["properties"][name]
     stores.indices.create(index=f"{alias}-old", body={**body, "aliases": {alias: {}}})
     try:
         report = init_index(stores, older)
-        assert report["added_fields"] == ["acl_levels"]
+        assert report["added_fields"] == sorted(ACL_LEVEL_FIELDS)
         evidence = {"id": "x:1", "doc_id": "x", "url": "https://example.org/x", "text": "hello",
-                    "acl_levels": [{"principals": ["hr"]}]}
+                    "acl": ["hr"], "acl_level_0": ["hr"]}
         assert replace_document(stores, older, "x", [evidence])["errors"] == []
     finally:
         stores.indices.delete(index=f"{alias}-old")
@@ -107,3 +108,63 @@ def test_an_index_without_stored_fields_is_searched_from_its_source_until_a_rein
     finally:
         stores.indices.delete(index=f"{alias}-*")
         stores.indices.delete_index_template(name=alias)
+
+
+def _store_bytes(stores, index: str) -> int:
+    return stores.indices.stats(index=index, metric="store")["indices"][index]["primaries"]["store"]["size_in_bytes"]
+
+
+def test_on_one_node_an_index_made_for_several_is_advised_a_reindex_that_keeps_its_vectors_out_of_source(
+        stores, settings):
+    """Segment replication (an index made on two nodes) keeps every vector in ``_source``; on one node
+    ``evident reindex`` rebuilds the index with document replication, whose vectors the k-NN plugin derives:
+    the same evidence found by the same vectors, from a far smaller index."""
+    import random
+
+    from core.index import index_template, init_index, merge_segments, reindex, replicates_segments
+
+    alias = "replicated-test-evidence"  # not under the session alias: index templates may not overlap
+    scoped = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    body = index_template(alias, settings.embedding.dimension, nodes=2)["template"]
+    stores.indices.create(index=f"{alias}-old", body={**body, "aliases": {alias: {}}})
+    rng = random.Random(7)
+    vectors = [[rng.uniform(-1, 1) for _ in range(settings.embedding.dimension)] for _ in range(40)]
+    evidence = [{"id": f"v:{n}", "doc_id": "v", "url": "https://example.org/v", "text": f"vector {n}",
+                 "vec_context": vector} for n, vector in enumerate(vectors)]
+    try:
+        assert replace_document(stores, scoped, "v", evidence)["errors"] == []
+        assert replicates_segments(stores, alias)
+        assert "segment replication" in init_index(stores, scoped)["reindex_advised"]
+        merge_segments(stores, f"{alias}-old")
+        before = _store_bytes(stores, f"{alias}-old")
+        report = reindex(stores, scoped)
+        assert not replicates_segments(stores, alias) and "reindex_advised" not in init_index(stores, scoped)
+        assert _store_bytes(stores, report["to"]) < before * 0.7
+        for n in (0, 17, 39):
+            hit = stores.search(index=alias, body={"size": 1, "_source": False, "query": {
+                "knn": {"vec_context": {"vector": vectors[n], "k": 1}}}})["hits"]["hits"][0]
+            assert hit["_id"] == f"v:{n}" and hit["_score"] > 0.999  # cosine 1: the vector itself
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)
+
+
+def test_the_client_writes_and_reads_the_types_a_search_and_an_ingest_send():
+    from datetime import datetime, timezone
+
+    import numpy as np
+    import pytest
+    from opensearchpy.exceptions import SerializationError
+
+    from core.index import OrjsonSerializer
+
+    serializer = OrjsonSerializer()
+    body = {"vector": np.array([0.5, -0.25], dtype=np.float32), "when": datetime(2024, 4, 29, tzinfo=timezone.utc),
+            "count": np.int64(3), "text": "Übersicht"}
+    assert serializer.loads(serializer.dumps(body)) == {"vector": [0.5, -0.25], "when": "2024-04-29T00:00:00+00:00",
+                                                        "count": 3, "text": "Übersicht"}
+    assert serializer.dumps('{"as": "written"}') == '{"as": "written"}'
+    with pytest.raises(SerializationError):
+        serializer.dumps({"not json": object()})
+    with pytest.raises(SerializationError):
+        serializer.loads("{not json")

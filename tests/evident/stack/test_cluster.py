@@ -64,6 +64,9 @@ def test_two_nodes_and_two_workers(own, monkeypatch, capsys):
             break
         time.sleep(1)
     assert sorted((s["prirep"], s["state"]) for s in shards) == [("p", "STARTED"), ("r", "STARTED")]
+    # Made on two nodes, the index copies its primary's segments: both copies rank alike.
+    assert {index["settings"]["index"]["replication"]["type"]
+            for index in request_json(base, "GET", f"/{alias}/_settings").values()} == {"SEGMENT"}
     assert len({s["node"] for s in shards}) == 2 and len({s["docs"] for s in shards}) == 1
     health = create_api(own).test_client().get("/api/health").get_json()  # what an admin's monitor reads
     assert (health["opensearch"], health["opensearch_nodes"], health["workers"]) == ("green", 2, 2)

@@ -77,4 +77,4 @@ def indexed(client, settings, prefix: str = "") -> dict[str, dict]:
     query = {"query": {"prefix": {"doc_id": prefix}}} if prefix else {"query": {"match_all": {}}}
     return {hit["_id"]: hit["_source"] for hit in helpers.scan(
         client, index=settings.opensearch.index_alias, query=query,
-        _source=["doc_id", "kind", "text", "context", "title", "breadcrumb", "acl", "acl_levels", "url"])}
+        _source=["doc_id", "kind", "text", "context", "title", "breadcrumb", "acl", "acl_level_*", "url"])}
