@@ -167,7 +167,7 @@ def replicates_segments(client: OpenSearch, alias: str) -> bool:
 
 def add_new_fields(client: OpenSearch, alias: str, properties: dict) -> list[str]:
     """Give the alias's indices the fields the template gained since they were created (an upgrade that adds
-    fields, such as the ``acl_level_*`` ones); adding is allowed in place, changing a field needs ``evident reindex``."""
+    fields, such as the ``acl_level_*`` ones); adding is allowed in place, changing one needs ``evident reindex``."""
     added: set[str] = set()
     for index, mapping in client.indices.get_mapping(index=alias).items():
         have = mapping["mappings"].get("properties", {})
