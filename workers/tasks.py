@@ -191,7 +191,7 @@ def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] 
         digest.update(hashlib.sha1(item.data).digest())
         digest.update(json.dumps(item.side_information(), sort_keys=True).encode())
     shaping = [asdict(settings.ingest), settings.embedding.model, settings.embedding.backend,
-               embedded_views(settings)]
+               embedded_views(settings), settings.embedding.max_tokens]
     digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
 

@@ -158,3 +158,15 @@ def test_questions_stay_on_torch_for_a_model_onnx_cannot_run(tmp_path):
     model.mkdir()
     assert for_questions(EmbeddingConfig(model=str(model), backend="torch")).backend == "torch"
 
+
+
+def test_a_text_is_read_up_to_max_tokens(embedder):
+    """Two texts alike in their first 128 tokens embed alike at ``max_tokens`` 128 (the default) and apart when
+    the model reads to its own limit (0)."""
+    head = TEXTS[3]  # about 140 tokens
+    texts = [head + "Then everyone goes to lunch.", head + "Then the vacation policy applies to the team."]
+    assert embedder.config.max_tokens == 128
+    short = np.array(embedder.embed(texts))
+    assert float(short[0] @ short[1]) > 0.9999
+    whole = np.array(Embedder(replace(embedder.config, max_tokens=0)).embed(texts))
+    assert float(whole[0] @ whole[1]) < 0.9999

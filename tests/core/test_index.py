@@ -17,7 +17,8 @@ def test_a_write_to_a_missing_alias_is_refused_and_creates_no_unmapped_index(sto
 
 
 def test_an_index_from_an_older_template_gains_the_new_fields(stores, settings):
-    """An upgrade that adds fields (the ``acl_level_*`` fields) must not make every write to the old index fail."""
+    """An upgrade that adds fields (the ``acl_level_*`` fields) must not make every write to the old index fail;
+    the old index also gets the template's merge policy (few deleted evidence left to skew BM25)."""
     from core.index import ACL_LEVEL_FIELDS, index_template, init_index
 
     alias = "upgraded-test-evidence"  # not under the session alias: index templates may not overlap
@@ -25,10 +26,13 @@ def test_an_index_from_an_older_template_gains_the_new_fields(stores, settings):
     body = index_template(alias, settings.embedding.dimension)["template"]
     for name in ACL_LEVEL_FIELDS:
         del body["mappings"]["properties"][name]
+    del body["settings"]["index"]["merge.policy.deletes_pct_allowed"]
     stores.indices.create(index=f"{alias}-old", body={**body, "aliases": {alias: {}}})
     try:
         report = init_index(stores, older)
         assert report["added_fields"] == sorted(ACL_LEVEL_FIELDS)
+        merge = stores.indices.get_settings(index=alias, name="index.merge.policy.deletes_pct_allowed")
+        assert merge[f"{alias}-old"]["settings"]["index"]["merge"]["policy"]["deletes_pct_allowed"] == "5"
         evidence = {"id": "x:1", "doc_id": "x", "url": "https://example.org/x", "text": "hello",
                     "acl": ["hr"], "acl_level_0": ["hr"]}
         assert replace_document(stores, older, "x", [evidence])["errors"] == []
