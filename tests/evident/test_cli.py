@@ -12,6 +12,9 @@ import pytest
 from tests.conftest import SAMPLES
 
 CTRL_C_PAGES = 20  # bench wiki pages ingested and left while the worker takes none; Ctrl-C comes at once
+# The CLI with Python's own SIGINT handler installed, whatever the disposition it inherits.
+INTERRUPTIBLE_CLI = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                     "from evident.cli import main; sys.exit(main(sys.argv[1:]))")
 REQUIRED = {"id", "kind", "url", "title", "heading_path", "text", "context", "lang", "acl"}
 
 
@@ -146,8 +149,11 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
     # The worker takes no task until the job is cancelled (it may hold one it took already): a worker that
     # ingests faster than `evident jobs cancel` starts would otherwise leave nothing to cancel.
     worker.control.cancel_consumer(INGEST_QUEUE, reply=True)
+    job_id = None
     try:
-        following = subprocess.Popen([sys.executable, "-m", "evident.cli", "ingest", str(folder)], text=True,
+        # Ctrl-C as a terminal sends it: the CLI's own SIGINT handling, even where the tests run with SIGINT
+        # ignored (a background job of a non-interactive shell passes that on to every child).
+        following = subprocess.Popen([sys.executable, "-c", INTERRUPTIBLE_CLI, "ingest", str(folder)], text=True,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      env={**os.environ, **index_env(settings)})
         queued = next(line for line in following.stderr if " files queued" in line)
@@ -173,5 +179,9 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
         unknown = evident("jobs", "show", "nope", env=index_env(settings))
         assert unknown.returncode == 1 and "no ingest job 'nope'" in unknown.stderr
     finally:
+        if job_id:  # a check failed before the cancel: the job's files must not reach the session's index
+            jobs.cancel(job_id)
         worker.control.add_consumer(INGEST_QUEUE, reply=True)  # already consuming, unless a check failed before
+        if job_id:
+            wait_for_job(jobs, job_id, timeout=600)
         prune(jobs, stores, settings, [str(folder)], [])
