@@ -11,9 +11,9 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, get_origin, get_type_hints
+from typing import Annotated, Callable, Literal, get_origin, get_type_hints
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from ingest.config import IngestConfig
 
@@ -79,7 +79,7 @@ class EmbeddingConfig:
     # The tokens of a text the model reads at most; 0: the model's own limit (256 for all-MiniLM-L6-v2, which
     # was trained on texts of 128). Measured on the bench (2026-11-27, one ingest path, each length its own
     # index): 128 embeds the bench's texts in 13.9 s against 21.3 s, with P@1 the same or better on both files.
-    max_tokens: int = 128
+    max_tokens: Annotated[int, Field(ge=0)] = 128
     # Views embedded at ingest besides those search reads (search.views), e.g. to try "summary" in search
     # later without re-ingesting. Each embedded view costs as much embedder time as the context view.
     extra_views: tuple[Literal["context", "summary", "keywords"], ...] = ()
@@ -294,7 +294,7 @@ class Settings:
 def _apply(section: object, values: dict, name: Callable[[str], str]) -> None:
     """Set each value, converted to its field's type by pydantic ("true", "60", "context,summary" from the
     environment too); an unknown or bad value is an error that ``name`` gives the setting's name in."""
-    types = get_type_hints(type(section))
+    types = get_type_hints(type(section), include_extras=True)  # with their bounds (``Annotated``)
     for key, value in values.items():
         if key not in types:
             raise ValueError(f"{name(key)}: unknown setting (known: {', '.join(sorted(types))})")

@@ -41,6 +41,7 @@ def test_environment_strings_become_the_setting_types(tmp_path):
     ("", {"EVIDENT_INGEST_CHUNK_MAX_WORDS": "many"}, ["EVIDENT_INGEST_CHUNK_MAX_WORDS", "integer", "'many'"]),
     ("", {"EVIDENT_SEARCH_SERVER_SIDE": "maybe"}, ["EVIDENT_SEARCH_SERVER_SIDE", "boolean"]),
     ("[opensearch]\ntimeout = \"soon\"\n", {}, ["[opensearch] timeout", "integer"]),
+    ("", {"EVIDENT_EMBEDDING_MAX_TOKENS": "-1"}, ["EVIDENT_EMBEDDING_MAX_TOKENS", "greater than or equal to 0"]),
 ])
 def test_a_bad_setting_is_an_error_that_names_it(tmp_path, toml, environ, names):
     with pytest.raises(ValueError) as raised:
