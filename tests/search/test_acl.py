@@ -58,13 +58,19 @@ def _readers_of(stores, index: str, prefix: str, principals: list[str]) -> set[s
     return {hit["_source"]["doc_id"] for hit in stores.search(index=index, body=body)["hits"]["hits"]}
 
 
-def test_more_restrictions_than_level_fields_never_admit_a_reader_one_of_them_refuses(stores, settings):
-    from core.index import ACL_LEVEL_FIELDS, NO_READER
+def deep_pages() -> dict[str, list[list[str]]]:
+    """Doc id -> its levels, more than the level fields hold: the last ones admit "legal" in common, or no one."""
+    from core.index import ACL_LEVEL_FIELDS
 
     kept = len(ACL_LEVEL_FIELDS)
-    deep = {"deep:some": [["eng"]] * (kept - 1) + [["hr", "legal"], ["legal", "ops"], ["legal"]],
-            "deep:none": [["eng"]] * (kept - 1) + [["hr"], ["ops"]]}  # no reader admitted by both last levels
-    for doc_id, (own, *inherited) in deep.items():
+    return {"deep:some": [["eng"]] * (kept - 1) + [["hr", "legal"], ["legal", "ops"], ["legal"]],
+            "deep:none": [["eng"]] * (kept - 1) + [["hr"], ["ops"]]}
+
+
+def test_more_restrictions_than_level_fields_never_admit_a_reader_one_of_them_refuses(stores, settings):
+    from core.index import NO_READER
+
+    for doc_id, (own, *inherited) in deep_pages().items():
         evidence = Evidence(id=doc_id, doc_id=doc_id, kind="passage", url=f"https://wiki.example.com/{doc_id}",
                             title=doc_id, text="deep restrictions", acl=own, acl_inherited=inherited)
         replace_document(stores, settings, doc_id, [to_source(evidence.to_dict(), {})])
@@ -80,7 +86,8 @@ def test_an_index_with_nested_restrictions_keeps_them_until_a_reindex_makes_them
     ``evident init`` advises a reindex, and the reindex moves them into the level fields with the same readers."""
     import dataclasses
 
-    from core.index import ACL_LEVEL_FIELDS, NESTED_ACL_PATH, index_template, init_index, keeps_nested_acl, reindex
+    from core.index import (ACL_LEVEL_FIELDS, NESTED_ACL_PATH, acl_level_fields, index_template, init_index,
+                            keeps_nested_acl, reindex)
 
     alias = "nested-acl-test-evidence"  # not under the session alias: index templates may not overlap
     older = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
@@ -90,8 +97,9 @@ def test_an_index_with_nested_restrictions_keeps_them_until_a_reindex_makes_them
     body["mappings"]["properties"][NESTED_ACL_PATH] = {"type": "nested",
                                                        "properties": {"principals": {"type": "keyword"}}}
     stores.indices.create(index=f"{alias}-old", body={**body, "aliases": {alias: {}}})
+    pages = {**PAGES, **{doc_id: (own, inherited) for doc_id, (own, *inherited) in deep_pages().items()}}
     try:
-        for doc_id, (acl, inherited) in PAGES.items():
+        for doc_id, (acl, inherited) in pages.items():
             levels = [{"principals": level} for level in [acl, *inherited] if level]
             stores.index(index=alias, id=doc_id, body={"id": doc_id, "doc_id": doc_id, "url": f"https://x/{doc_id}",
                                                         "text": "quarterly access review", "acl": acl,
@@ -106,6 +114,12 @@ def test_an_index_with_nested_restrictions_keeps_them_until_a_reindex_makes_them
         assert not keeps_nested_acl(stores, alias) and "reindex_advised" not in init_index(stores, older)
         assert stores.get(index=alias, id="acl:both")["_source"]["acl_level_1"] == ["eng"]
         assert {principals: _readers_of(stores, alias, "acl:", list(principals)) for principals in seen} == seen
+        for doc_id, (acl, inherited) in pages.items():  # the reindex merges past the last field as ingest does
+            source = stores.get(index=alias, id=doc_id)["_source"]
+            assert {name: source[name] for name in ACL_LEVEL_FIELDS if name in source} == \
+                acl_level_fields(acl, inherited)
+        assert _readers_of(stores, alias, "deep:", ["eng", "legal"]) == {"deep:some"}
+        assert _readers_of(stores, alias, "deep:", ["eng", "hr", "ops"]) == set()
     finally:
         stores.indices.delete(index=f"{alias}-*")
         stores.indices.delete_index_template(name=alias)
