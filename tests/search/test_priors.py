@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from core.settings import SearchConfig
-from search.priors import (apply_priors, carried_identifiers, follow_up_prior, names_a_twin, term_anchor_boost,
-                           twin_penalty)
+from search.priors import (apply_priors, asked_for, carried_identifiers, follow_up_prior, names_a_twin,
+                           term_anchor_boost, twin_penalty)
 from search.query import Query, ResolvedQuery, identifiers
 from text.lemmas import Lemmatizer
 
@@ -34,6 +34,28 @@ def test_twin_penalty_sets_back_every_evidence_of_the_twin_page():
              _item("b", "HVX 4.0 Release Test Report", 0.9)]
     twin_penalty(fused, {"version": {"4.0"}}, 0.25)
     assert [it["_score_fused"] for it in fused] == [0.75, 0.25, 0.9]
+
+
+def test_no_twin_penalty_when_no_candidate_is_the_page_asked_for():
+    """"Was build 4.1.1 tested?" when 4.1.1 was withdrawn and has no report: the 4.1.2 report that says so is
+    no twin of a page that does not exist, and keeps its score; once a 4.1.1 report is a candidate, it is."""
+    fused = [_item("a", "HVX 4.1.2 Release Test Report", 1.0), _item("b", "HVX Known Issues", 0.9)]
+    twin_penalty(fused, {"version": {"4.1.1"}}, 0.25)
+    assert [it["_score_fused"] for it in fused] == [1.0, 0.9]
+    fused.append(_item("c", "HVX 4.1.1 Release Test Report", 0.2))
+    twin_penalty(fused, {"version": {"4.1.1"}}, 0.25)
+    assert [it["_score_fused"] for it in fused] == [0.75, 0.9, 0.2]
+
+
+def test_each_kind_needs_its_own_page_asked_for():
+    """A query naming a version and a date: the date's page is among the candidates, the version's is not,
+    so only pages titled with another date are twins."""
+    fused = [_item("a", "2025-02-26 Hypervisor Weekly Sync", 1.0), _item("b", "2025-02-12 Hypervisor Weekly Sync", 0.9),
+             _item("c", "HVX 4.2 Release Test Report", 0.8)]
+    twin_penalty(fused, {"version": {"1.2"}, "date": {"2025-02-26"}}, 0.25)
+    assert [it["_score_fused"] for it in fused] == [1.0, 0.65, 0.8]
+    assert asked_for({"version": {"1.2"}, "date": {"2025-02-26"}},
+                     [identifiers(it["_source"]["title"], "", None) for it in fused]) == {"date": {"2025-02-26"}}
 
 
 def test_no_twin_penalty_when_the_query_names_nothing():
