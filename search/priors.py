@@ -2,9 +2,8 @@
 
 The pages shown for earlier turns get a bonus in the conversation's reading; evidence of a template twin
 (a page whose title names another version, date or code than the query, when a page naming the query's is
-among the candidates) is set back; an index-term anchor
-whose term the query names is lifted. The weights are ``prior_weight``, ``twin_penalty`` and
-``term_weight`` of ``SearchConfig``.
+among the candidates) is set back; an index-term anchor whose term the query names is lifted. The weights
+are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
 """
 from __future__ import annotations
 
