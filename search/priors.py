@@ -8,7 +8,7 @@ are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable
+from typing import Callable, Collection
 
 from core.settings import SearchConfig
 from search.fusion import add_part
@@ -60,11 +60,10 @@ def twin_penalty(fused: list[dict], query_ids: dict[str, set[str]], penalty: flo
     _shift(fused, lambda src: -penalty if twins[src.get("title", "")] else 0.0, "twin_penalty")
 
 
-def asked_for(query_ids: dict[str, set[str]], titles: Iterable[dict[str, set[str]]]) -> dict[str, set[str]]:
+def asked_for(query_ids: dict[str, set[str]], titles: Collection[dict[str, set[str]]]) -> dict[str, set[str]]:
     """The query's identifiers of the kinds some candidate's title names one of (the candidates' titles'
     ``identifiers``): the kinds whose page asked for was found. The candidates are the evidence the caller
     may read, so a page they may not read decides nothing."""
-    titles = list(titles)
     return {kind: ids for kind, ids in query_ids.items() if any(ids & found.get(kind, set()) for found in titles)}
 
 
