@@ -168,6 +168,9 @@ class SearchConfig:
     # completed 0.880 -> 0.884 with the compounds, questions.jsonl unchanged; a question's first-seen words
     # cost one _msearch (about 6 ms), words seen in the last ten minutes nothing. Off: the dictionary's order.
     corpus_senses: bool = True
+    # A word no evidence the caller may read holds, rare in its language, is searched beside the close word the
+    # corpus holds (``search.spelling``): "krankmeldng" -> "krankmeldung". Off: the question as typed.
+    spelling: bool = True
     translation_dense_share: float = 0.5  # weight of the translated question's k-NN, as a share of its view's
     foreign_dense_share: float = 0.5  # weight of the k-NN of a question in another language than the model's
     # Near-duplicate pages (a "Copy of", the same page in a personal space) shown as one result, copies under it.

@@ -1,7 +1,8 @@
 """``Searcher``, the one place both the API and the evaluation command search through.
 
 A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
-``SearchConfig``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas, translations:
+``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds:
+``spelling``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas, translations:
 ``query``, ``conversation``) -> ``write_bm25`` (the BM25 bodies with the caller's filters, written flat in the
 tokens of the index's analyzers: ``retrievers``, ``flatten``, ``analysis``) -> ``weigh_shown_pages`` (the earlier
 pages' prior, by how well the question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and
@@ -41,6 +42,7 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, dense_text
                                msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
+from search.spelling import SpellingCorrector, spelled
 from search.vocabulary import CorpusWords
 from text.detect import detect_language
 from text.lemmas import Lemmatizer
@@ -112,6 +114,9 @@ class Searcher:
         self.rewriter = rewriter
         self.corpus_words = (CorpusWords(client, settings.opensearch.index_alias)
                              if lexicon is not None and settings.search.corpus_senses else None)
+        self.spelling = (SpellingCorrector(client, settings.opensearch.index_alias,
+                                           self.corpus_words or CorpusWords(client, settings.opensearch.index_alias))
+                         if settings.search.spelling else None)
         self.field_tokens = FieldTokens(client, settings.opensearch.index_alias)
         # Whether the alias's indices store the fields a search fetches: asked at the first search.
         self.fields_stored: bool | None = None
@@ -132,7 +137,8 @@ class Searcher:
     def search(self, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         plan = Plan.of(request, self.settings)
-        query, warnings = self.understand(request, plan)
+        corrections = self.correct_spelling(request, plan)
+        query, warnings = self.understand(request, plan, spelled(request.query, corrections))
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
         retrievers = self.build_retrievers(request, plan, query, bm25)
@@ -148,17 +154,24 @@ class Searcher:
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
-                              facets=present.facet_counts(ranked), translations=query.translated, warnings=warnings,
+                              facets=present.facet_counts(ranked), translations=query.translated,
+                              spelling=corrections, warnings=warnings,
                               contributions=self.explain(groups) if request.explain else {})
 
     # -- stages ---------------------------------------------------------------------------------
-    def understand(self, request: SearchRequest, plan: Plan) -> tuple[Query, list[str]]:
+    def correct_spelling(self, request: SearchRequest, plan: Plan) -> dict[str, str]:
+        """The question's typos and the close word searched beside each (``spelling``; none for the baseline)."""
+        if self.spelling is None or plan.mode == "baseline":
+            return {}
+        return self.spelling.run(request.query, detect_language(request.query), request.groups, self.lemmatizer)
+
+    def understand(self, request: SearchRequest, plan: Plan, asked: str) -> tuple[Query, list[str]]:
         """The question's language, its reading with the conversation (``conversation``), its content terms
         and their translations (none for the baseline), the carried terms' translations too; with the
-        warnings of an optional step that failed."""
+        warnings of an optional step that failed. ``asked``: the question with its spelling corrections."""
         lang = detect_language(request.query)
-        resolved, warnings = (resolve(request.query, request.history, lang, self.lemmatizer, self.rewriter)
-                              if plan.use_history else (ResolvedQuery.standalone(request.query), []))
+        resolved, warnings = (resolve(asked, request.history, lang, self.lemmatizer, self.rewriter)
+                              if plan.use_history else (ResolvedQuery.standalone(asked), []))
         lexicon = self.lexicon if plan.mode != "baseline" else None
         present = None
         if self.corpus_words is not None:
@@ -168,7 +181,7 @@ class Searcher:
             carried = translations(lexicon, list(resolved.carried), lang, present, neighbours=False)
             resolved = replace(resolved, carried=carried_across(resolved.carried, carried,
                                                                 self.settings.search.translation_boost))
-        return understand(request.query, lang, resolved, self.lemmatizer, lexicon, present), warnings
+        return understand(asked, lang, resolved, self.lemmatizer, lexicon, present), warnings
 
     def write_bm25(self, request: SearchRequest, plan: Plan, query: Query) -> Bm25Bodies | None:
         """The question's BM25 bodies (none for the baseline or a dense search): its own words and the terms

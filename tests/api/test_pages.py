@@ -58,6 +58,11 @@ def test_the_search_page_shows_results(served, sample_corpus):
     assert 'class="hit"' in dom and fact["Expected URL"].split("/")[-1] in dom
 
 
+def test_the_search_page_says_what_it_searched_for_a_mistyped_word(served, sample_corpus):
+    dom = rendered(f"{served}/?q=salinty+probe")
+    assert "also searched for: salinity (for salinty)" in dom and "field-service-manual.pdf" in dom
+
+
 def test_the_console_shows_the_index_jobs_and_searches(served, sample_corpus):
     dom = rendered(f"{served}/admin")
     assert 'id="console"' in dom and 'id="console" hidden' not in dom

@@ -191,6 +191,15 @@ def test_a_turn_with_more_opened_results_than_the_api_takes_still_searches(brows
     assert "following 1 earlier question" in shown["status"] and shown["options"], shown["status"]
 
 
+def test_the_widget_says_what_it_searched_for_a_mistyped_word(browser, widget_api, intranet):
+    api, allowed, _ = intranet
+    page = browser.page()
+    page.open(allowed + "/")
+    shown = searched_on(page, "salinty probe")
+    assert "also searched for: salinity" in shown["status"], shown["status"]
+    assert shown["options"][0]["href"].endswith("field-service-manual.pdf#page=2")
+
+
 def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(browser, widget_api, intranet, bad_link):
     _, allowed, _ = intranet
     page = browser.page()

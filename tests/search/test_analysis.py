@@ -36,7 +36,7 @@ REQUESTS = [SearchRequest(query=f["Query"], groups=groups_of(f)) for f in FACTS]
 @pytest.mark.parametrize("request_", REQUESTS, ids=[r.query for r in REQUESTS])
 def test_the_flat_body_ranks_as_the_body_it_was_written_from(sample_corpus, searcher, stores, settings, request_):
     plan = Plan.of(request_, settings)
-    query, _ = searcher.understand(request_, plan)
+    query, _ = searcher.understand(request_, plan, request_.query)
     own = replace(query, resolved=replace(query.resolved, carried={}))
     written = bm25_query(own, request_filters(request_.groups, {}), settings.search, searcher.lemmatizer)
     if query.resolved.carried:

@@ -47,6 +47,13 @@ def test_pdf_phrase_shows_the_pdf_page_first(sample_corpus, searcher):
     assert "<mark>" in hit.snippet
 
 
+def test_a_mistyped_word_is_searched_as_meant_and_the_answer_says_so(sample_corpus, searcher):
+    response = searcher.search(SearchRequest(query="immerse the salinty probe in reference solution"))
+    assert response.spelling == {"salinty": "salinity"}
+    assert response.hits[0].url.endswith("field-service-manual.pdf#page=2")
+    assert searcher.search(SearchRequest(query="salinty probe", mode="baseline")).spelling == {}
+
+
 def test_paraphrase_is_found_by_the_dense_side(sample_corpus, searcher):
     fact = next(f for f in FACTS if f["Kind"] == "paraphrase")
     dense = searcher.search(SearchRequest(query=fact["Query"], mode="dense"))

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.index import replace_document, to_source
-from ingest.evidence import Evidence
 from search.vocabulary import CorpusWords
+from tests.search.passages import index_passages
 
 PAGES = {  # doc id -> (read groups, text)
     "vocab:open": ([], "Reimbursement of travel expenses after a business trip"),
@@ -15,10 +14,7 @@ PAGES = {  # doc id -> (read groups, text)
 
 @pytest.fixture(scope="module")
 def corpus_words(stores, settings) -> CorpusWords:
-    for doc_id, (acl, text) in PAGES.items():
-        evidence = Evidence(id=doc_id, doc_id=doc_id, kind="passage", url=f"https://wiki.example.com/{doc_id}",
-                            title=doc_id, text=text, context=text, lang="en", acl=acl)
-        replace_document(stores, settings, doc_id, [to_source(evidence.to_dict(), {})])
+    index_passages(stores, settings, PAGES)
     return CorpusWords(stores, settings.opensearch.index_alias)
 
 

@@ -1,0 +1,66 @@
+"""Spelling: which words of a question are typos, and the word searched beside each, asked of the real
+OpenSearch index as the caller may read it."""
+from __future__ import annotations
+
+import pytest
+
+from search.spelling import MIN_SIMILARITY, SpellingCorrector, close_words, spelled, typo_candidates
+from search.vocabulary import CorpusWords
+from tests.search.passages import index_passages
+from text.lemmas import Lemmatizer
+
+PAGES = {  # doc id -> (read groups, text)
+    "spell:open": ([], "Reimbursement of travel expenses after a business trip. Salutation and greeting."),
+    "spell:hr": (["hr"], "The severance formula for a departing employee"),
+}
+
+
+@pytest.fixture(scope="module")
+def lemmatizer() -> Lemmatizer:
+    return Lemmatizer()
+
+
+def test_only_rare_plain_words_may_be_typos(lemmatizer):
+    """Stop words, words the language knows, short words, numbers, codes and acronyms are meant as written."""
+    assert typo_candidates(lemmatizer, "krankmeldng ab wann brauche ich ein attest", "de") == ["krankmeldng"]
+    assert typo_candidates(lemmatizer, "Can I work from Thailand?", "en") == []
+    assert typo_candidates(lemmatizer, "lmt of HVX-4.2 on the VPN in 2025", "en") == []
+
+
+def test_a_correction_is_searched_beside_the_word_as_typed():
+    assert spelled("Minimum Pasword length", {"pasword": "password"}) == "Minimum Pasword password length"
+    assert spelled("passwords and pasword", {"pasword": "password"}) == "passwords and pasword password"
+
+
+def test_only_suggestions_alike_enough_are_taken():
+    answer = {"suggest": {"w0": [{"text": "limt", "options": [{"text": "limit", "score": 0.75, "freq": 21}]}],
+                          "w1": [{"text": "pasword", "options": [{"text": "password", "score": 0.86, "freq": 22},
+                                                                 {"text": "passwords", "score": 0.71, "freq": 9}]}]}}
+    assert close_words(answer, ["limt", "pasword"]) == {"limt": [], "pasword": ["password"]}
+    assert 0.75 < MIN_SIMILARITY <= 0.86
+
+
+@pytest.fixture(scope="module")
+def corrector(stores, settings) -> SpellingCorrector:
+    index_passages(stores, settings, PAGES)
+    index = settings.opensearch.index_alias
+    return SpellingCorrector(stores, index, CorpusWords(stores, index))
+
+
+def test_a_typo_gets_the_close_word_the_corpus_holds(corrector, lemmatizer):
+    assert corrector.run("reimbursemnt of a trip", "en", [], lemmatizer) == {"reimbursemnt": "reimbursement"}
+
+
+def test_a_word_the_corpus_holds_in_another_form_is_no_typo(corrector, lemmatizer):
+    assert corrector.run("when is travel reimbursed", "en", [], lemmatizer) == {}
+
+
+def test_a_word_the_language_knows_is_left_as_typed(corrector, lemmatizer):
+    """"saturation" is one letter from "salutation", which the corpus holds; the user meant "saturation"."""
+    assert corrector.run("saturation", "en", [], lemmatizer) == {}
+
+
+def test_a_word_only_restricted_pages_hold_is_offered_only_to_their_readers(corrector, lemmatizer):
+    """The suggester reads every page's words: a correction must not tell an outsider what restricted pages say."""
+    assert corrector.run("severance formual", "en", [], lemmatizer) == {}
+    assert corrector.run("severance formual", "en", ["hr"], lemmatizer) == {"formual": "formula"}
