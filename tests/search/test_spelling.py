@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from search.spelling import MIN_SIMILARITY, SpellingCorrector, close_words, spelled, typo_candidates
+from search.spelling import (MIN_SIMILARITY, NEIGHBOUR_SIMILARITY, SpellingCorrector, beside, close_words, spelled,
+                             typo_candidates)
 from search.vocabulary import CorpusWords
 from tests.search.passages import index_passages
 from text.lemmas import Lemmatizer
 
 PAGES = {  # doc id -> (read groups, text)
     "spell:open": ([], "Reimbursement of travel expenses after a business trip. Salutation and greeting."),
+    "spell:api": ([], "The API rate limit is 600 calls a minute. A list of lint rules runs on every build."),
     "spell:hr": (["hr"], "The severance formula for a departing employee"),
 }
 
@@ -40,6 +42,13 @@ def test_only_suggestions_alike_enough_are_taken():
     assert 0.75 < MIN_SIMILARITY <= 0.86
 
 
+def test_a_short_word_s_close_words_are_paired_with_its_neighbours(lemmatizer):
+    assert beside(lemmatizer, "fleet api rate limt?", "en", "limt", ["limit", "list"]) == ["rate limit", "rate list"]
+    assert beside(lemmatizer, "the limt of the api", "en", "limt", ["limit"]) == ["limit api"]
+    assert close_words({"suggest": {"w0": [{"text": "limt", "options": [{"text": "limit", "score": 0.75}]}]}},
+                       ["limt"], NEIGHBOUR_SIMILARITY) == {"limt": ["limit"]}
+
+
 @pytest.fixture(scope="module")
 def corrector(stores, settings) -> SpellingCorrector:
     index_passages(stores, settings, PAGES)
@@ -64,3 +73,9 @@ def test_a_word_only_restricted_pages_hold_is_offered_only_to_their_readers(corr
     """The suggester reads every page's words: a correction must not tell an outsider what restricted pages say."""
     assert corrector.run("severance formual", "en", [], lemmatizer) == {}
     assert corrector.run("severance formual", "en", ["hr"], lemmatizer) == {"formual": "formula"}
+
+
+def test_a_short_typo_takes_the_close_word_its_neighbour_stands_beside(corrector, lemmatizer):
+    """"limit", "list" and "lint" are each one edit from "limt"; the corpus says "rate limit", never "rate list"."""
+    assert corrector.run("fleet api rate limt", "en", [], lemmatizer) == {"limt": "limit"}
+    assert corrector.run("limt", "en", [], lemmatizer) == {}
