@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from search.spelling import (MIN_SIMILARITY, NEIGHBOUR_SIMILARITY, SpellingCorrector, beside, close_words, spelled,
-                             typo_candidates)
+from search.spelling import (MAX_CHECKED_WORDS, MIN_SIMILARITY, NEIGHBOUR_SIMILARITY, SpellingCorrector, beside,
+                             close_words, spelled, typo_candidates)
 from search.vocabulary import CorpusWords
 from tests.search.passages import index_passages
 from text.lemmas import Lemmatizer
@@ -27,6 +27,11 @@ def test_only_rare_plain_words_may_be_typos(lemmatizer):
     assert typo_candidates(lemmatizer, "krankmeldng ab wann brauche ich ein attest", "de") == ["krankmeldng"]
     assert typo_candidates(lemmatizer, "Can I work from Thailand?", "en") == []
     assert typo_candidates(lemmatizer, "lmt of HVX-4.2 on the VPN in 2025", "en") == []
+
+
+def test_a_pasted_text_has_only_its_first_rare_words_checked(lemmatizer):
+    pasted = " ".join(f"zzq{chr(97 + i // 26)}{chr(97 + i % 26)}x" for i in range(3 * MAX_CHECKED_WORDS))
+    assert typo_candidates(lemmatizer, pasted, "en") == pasted.split()[:MAX_CHECKED_WORDS]
 
 
 def test_a_correction_is_searched_beside_the_word_as_typed():
