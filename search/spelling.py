@@ -42,7 +42,7 @@ MIN_WORD_CHARS = 4  # a shorter word has too many one-edit neighbours ("limt": l
 KNOWN_WORD_LOG_PROB = -14.0
 ONE_EDIT_MAX_CHARS = 5  # words up to this long get one edit, longer ones two (as Lucene's "AUTO" fuzziness)
 # The suggester's likeness (1 - edits / length, about): one edit in a word of five letters or more passes, two
-# edits only in a word of ten or more; "limt" (0.75 to "limit" and to "list" alike) is left as typed.
+# edits only in a word of ten or more; "limt" (0.75 to "limit" and to "list" alike) is left to its neighbour.
 MIN_SIMILARITY = 0.8
 # A word's closest words from this likeness up (one edit in four letters) are taken only when the question's
 # neighbouring word stands beside one of them, and one only, somewhere in the corpus.
