@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
-from opensearchpy.exceptions import RequestError
+from opensearchpy.exceptions import OpenSearchException, RequestError
 
 from core.embedding import Embedder, for_questions
 from core.index import stores_search_fields
@@ -137,8 +137,9 @@ class Searcher:
     def search(self, request: SearchRequest) -> SearchResponse:
         started = time.perf_counter()
         plan = Plan.of(request, self.settings)
-        corrections = self.correct_spelling(request, plan)
+        corrections, spelling_warnings = self.correct_spelling(request, plan)
         query, warnings = self.understand(request, plan, spelled(request.query, corrections))
+        warnings = spelling_warnings + warnings
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
         retrievers = self.build_retrievers(request, plan, query, bm25)
@@ -159,11 +160,17 @@ class Searcher:
                               contributions=self.explain(groups) if request.explain else {})
 
     # -- stages ---------------------------------------------------------------------------------
-    def correct_spelling(self, request: SearchRequest, plan: Plan) -> dict[str, str]:
-        """The question's typos and the close word searched beside each (``spelling``; none for the baseline)."""
+    def correct_spelling(self, request: SearchRequest, plan: Plan) -> tuple[dict[str, str], list[str]]:
+        """The question's typos and the close word searched beside each (``spelling``; none for the baseline),
+        with a warning when OpenSearch would not answer the check: the question is then searched as typed."""
         if self.spelling is None or plan.mode == "baseline":
-            return {}
-        return self.spelling.run(request.query, detect_language(request.query), request.groups, self.lemmatizer)
+            return {}, []
+        try:
+            return self.spelling.run(request.query, detect_language(request.query), request.groups,
+                                     self.lemmatizer), []
+        except OpenSearchException as exc:
+            log.warning("spelling check failed: %s", exc)
+            return {}, [f"spelling check failed ({type(exc).__name__}); searched as typed"]
 
     def understand(self, request: SearchRequest, plan: Plan, asked: str) -> tuple[Query, list[str]]:
         """The question's language, its reading with the conversation (``conversation``), its content terms

@@ -115,7 +115,8 @@ class SpellingCorrector:
         rare = typo_candidates(lemmatizer, text, lang)
         if not rare:
             return {}
-        absent = [w for w in rare if w not in self.corpus_words.present(rare, lang, principals)]
+        held = self.corpus_words.present(rare, lang, principals)
+        absent = [w for w in rare if w not in held]
         if not absent:
             return {}
         answer = self.client.search(index=self.index, body=suggest_body(absent))

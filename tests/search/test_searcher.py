@@ -4,6 +4,7 @@ The facts come from the table in samples/README.md, so the docs and the tests ca
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 import pytest
@@ -52,6 +53,18 @@ def test_a_mistyped_word_is_searched_as_meant_and_the_answer_says_so(sample_corp
     assert response.spelling == {"salinty": "salinity"}
     assert response.hits[0].url.endswith("field-service-manual.pdf#page=2")
     assert searcher.search(SearchRequest(query="salinty probe", mode="baseline")).spelling == {}
+
+
+def test_a_spelling_check_opensearch_refuses_leaves_the_question_as_typed_with_a_warning(sample_corpus, searcher,
+                                                                                         stores):
+    from search.spelling import SpellingCorrector
+    from search.vocabulary import CorpusWords
+
+    broken = copy.copy(searcher)
+    broken.spelling = SpellingCorrector(stores, "evident-no-such-index", CorpusWords(stores, "evident-no-such-index"))
+    response = broken.search(SearchRequest(query="immerse the salinty probe in reference solution"))
+    assert response.spelling == {} and any("spelling check failed" in w for w in response.warnings)
+    assert response.hits[0].url.endswith("field-service-manual.pdf#page=2")
 
 
 def test_paraphrase_is_found_by_the_dense_side(sample_corpus, searcher):
