@@ -29,6 +29,7 @@ import functools
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 from text.stopwords import stopwords
 
@@ -45,6 +46,7 @@ _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildun
 _KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones are rare senses
 _MIN_PART = 3  # letters of each part of a split compound at least ("Lern|tag"); shorter parts are affixes
 _COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
+COMPOUNDING_LANGUAGES = frozenset({"de"})  # the languages whose unknown compounds are split (Ding's side is German)
 TRANSLATIONS_PER_TERM = 2  # translations of a query word searched: the common senses, not every reading
 
 
@@ -76,6 +78,15 @@ def _held_part(phrase: str, held: set[str], stop: set[str]) -> str:
     content = [w for w in phrase.split() if w not in stop] or phrase.split()
     kept = [w for w in phrase.split() if w in held]
     return " ".join(kept) if 2 * sum(w in held for w in content) > len(content) else ""
+
+
+class Compound(NamedTuple):
+    """A German compound split in two: its head as the list has it, its tail, and its head as written in it
+    ("Krankschreibung": kranken, schreibung, krank)."""
+
+    head: str
+    tail: str
+    written_head: str
 
 
 class Lexicon:
@@ -142,9 +153,17 @@ class Lexicon:
             return self._hyphenated(word.strip("-").split("-"), source, target)
         if word in self.table.get((target, source), {}):
             return [word]  # a loanword ("Support", "Feedback"): meant as in its own language, not split
-        if source != "de":
-            return []
-        # Longest tail first: Weiterbildungs|budget before Weiter|...
+        split = self.split_compound(word, source, target)
+        return _pairs(words[split.head], words[split.tail]) if split else []
+
+    def split_compound(self, word: str, source: str, target: str) -> Compound | None:
+        """A German compound's two words as the list has them ("verpflegungspauschale": verpflegung, pauschale),
+        the longest tail first (Weiterbildungs|budget before Weiter|...); none for another language, or when
+        no split gives two words the list knows. The word itself may be known or not."""
+        if source not in COMPOUNDING_LANGUAGES:
+            return None
+        words = self.table.get((source, target), {})
+        word = word.lower()
         for cut in range(_MIN_PART, len(word) - _MIN_PART + 1):
             head, tail = word[:cut], word[cut:]
             if tail not in words:
@@ -157,8 +176,8 @@ class Lexicon:
                 forms = (stem, stem + "en", stem + "e") if stem in self.nouns else (stem + "en", stem, stem + "e")
                 for candidate in forms:
                     if candidate in words and len(candidate) >= _MIN_PART:
-                        return _pairs(words[candidate], words[tail])
-        return []
+                        return Compound(candidate, tail, stem)
+        return None
 
     def _hyphenated(self, parts: list[str], source: str, target: str) -> list[str]:
         """A hyphenated word's translations: its parts' best senses side by side, a part the list does not

@@ -1,8 +1,8 @@
 """``Searcher``, the one place both the API and the evaluation command search through.
 
 A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
-``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds:
-``spelling``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas, translations:
+``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds, a
+German compound it lacks beside its parts: ``spelling``) -> ``understand`` (language, follow-up resolution from the conversation, lemmas, translations:
 ``query``, ``conversation``) -> ``write_bm25`` (the BM25 bodies with the caller's filters, written flat in the
 tokens of the index's analyzers: ``retrievers``, ``flatten``, ``analysis``) -> ``weigh_shown_pages`` (the earlier
 pages' prior, by how well the question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and
@@ -115,7 +115,8 @@ class Searcher:
         self.corpus_words = (CorpusWords(client, settings.opensearch.index_alias)
                              if lexicon is not None and settings.search.corpus_senses else None)
         self.spelling = (SpellingCorrector(client, settings.opensearch.index_alias,
-                                           self.corpus_words or CorpusWords(client, settings.opensearch.index_alias))
+                                           self.corpus_words or CorpusWords(client, settings.opensearch.index_alias),
+                                           lexicon)
                          if settings.search.spelling else None)
         self.field_tokens = FieldTokens(client, settings.opensearch.index_alias)
         # Whether the alias's indices store the fields a search fetches: asked at the first search.
@@ -161,7 +162,8 @@ class Searcher:
 
     # -- stages ---------------------------------------------------------------------------------
     def correct_spelling(self, request: SearchRequest, plan: Plan) -> tuple[dict[str, str], list[str]]:
-        """The question's typos and the close word searched beside each (``spelling``; none for the baseline),
+        """The question's typos and absent compounds, and the words searched beside each (``spelling``; none for
+        the baseline),
         with a warning when OpenSearch would not answer the check: the question is then searched as typed."""
         if self.spelling is None or plan.mode == "baseline":
             return {}, []

@@ -128,3 +128,11 @@ def test_a_translation_counts_only_where_the_corpus_holds_most_of_its_words():
     assert lexicon.translate(["budget"], "en", "de", held={"die", "planen"}) == []  # "planen" is no budget
     assert lexicon.translate(["weiterbildungsbudget"], "de", "en", held={"education", "budget"}) == [
         "education", "budget"]
+
+
+def test_a_compound_splits_into_the_words_the_list_knows(lexicon):
+    """The head as the list has it and as the compound writes it; none for English or unknown parts."""
+    assert lexicon.split_compound("Weiterbildungsbudget", "de", "en") == ("weiterbildung", "budget", "weiterbildung")
+    assert lexicon.split_compound("lerntage", "de", "en") == ("lernen", "tage", "lern")
+    assert lexicon.split_compound("daybudget", "en", "de") is None
+    assert lexicon.split_compound("suppenkasper", "de", "en") is None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from search.lexicon import Lexicon
 from search.spelling import (MAX_CHECKED_WORDS, MIN_SIMILARITY, NEIGHBOUR_SIMILARITY, SpellingCorrector, beside,
-                             close_words, spelled, typo_candidates)
+                             close_words, compound_candidates, spelled, typo_candidates)
 from search.vocabulary import CorpusWords
 from tests.search.passages import index_passages
 from text.lemmas import Lemmatizer
@@ -14,7 +15,19 @@ PAGES = {  # doc id -> (read groups, text)
     "spell:open": ([], "Reimbursement of travel expenses after a business trip. Salutation and greeting."),
     "spell:api": ([], "The API rate limit is 600 calls a minute. A list of lint rules runs on every build."),
     "spell:hr": (["hr"], "The severance formula for a departing employee"),
+    "spell:reise": ([], "Für den Verpflegungsmehraufwand gilt eine Pauschale von 28 Euro am Tag. Keine Sorge:"
+                            " Belege kommen danach in die blaue Tonne."),
+    "spell:konto": (["hr"], "Das Konto für Überstunden führt die Personalabteilung."),
 }
+DING_SAMPLE = """\
+Verpflegung {f} :: board; catering
+Pauschale {f} | Pauschalen {pl} :: flat rate | flat rates
+Zeit {f} :: time
+Konto {n} :: account
+entsorgen {vt} :: to dispose of
+Sorge {f} :: worry
+Ente {f} | Enten {pl} :: duck | ducks
+"""
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +40,12 @@ def test_only_rare_plain_words_may_be_typos(lemmatizer):
     assert typo_candidates(lemmatizer, "krankmeldng ab wann brauche ich ein attest", "de") == ["krankmeldng"]
     assert typo_candidates(lemmatizer, "Can I work from Thailand?", "en") == []
     assert typo_candidates(lemmatizer, "lmt of HVX-4.2 on the VPN in 2025", "en") == []
+
+
+def test_only_words_rarer_than_the_common_ones_may_be_compounds(lemmatizer):
+    """An inflected word the language uses often ("laufenden", "bestanden") is no compound to split."""
+    assert compound_candidates(lemmatizer, "Wie viel Verpflegungspauschale gibt es?", "de") == ["verpflegungspauschale"]
+    assert compound_candidates(lemmatizer, "Welche Tests haben die laufenden Geräte bestanden?", "de") == []
 
 
 def test_a_pasted_text_has_only_its_first_rare_words_checked(lemmatizer):
@@ -84,3 +103,29 @@ def test_a_short_typo_takes_the_close_word_its_neighbour_stands_beside(corrector
     """"limit", "list" and "lint" are each one edit from "limt"; the corpus says "rate limit", never "rate list"."""
     assert corrector.run("fleet api rate limt", "en", [], lemmatizer) == {"limt": "limit"}
     assert corrector.run("limt", "en", [], lemmatizer) == {}
+
+
+@pytest.fixture(scope="module")
+def splitting(corrector, stores, settings, tmp_path_factory) -> SpellingCorrector:
+    path = tmp_path_factory.mktemp("ding") / "de-en"
+    path.write_text(DING_SAMPLE, encoding="utf-8")
+    index = settings.opensearch.index_alias
+    return SpellingCorrector(stores, index, CorpusWords(stores, index), Lexicon.from_ding(path))
+
+
+def test_a_compound_the_corpus_lacks_is_searched_beside_the_part_it_holds(splitting, lemmatizer):
+    """The page says "Verpflegungsmehraufwand" and "Pauschale", never "Verpflegungspauschale" or "Verpflegung"."""
+    assert splitting.run("Wie hoch ist die Verpflegungspauschale?", "de", [], lemmatizer) == {
+        "verpflegungspauschale": "pauschale"}
+    assert splitting.run("Verpflegungsmehraufwand am Tag", "de", [], lemmatizer) == {}
+
+
+def test_no_compound_is_split_without_a_lexicon_or_into_a_verb_s_prefix(corrector, splitting, lemmatizer):
+    """"entsorge" (dispose of) is ent|sorge only to a splitter: the page's "Sorge" (worry) is no part of it."""
+    assert corrector.run("Wie hoch ist die Verpflegungspauschale?", "de", [], lemmatizer) == {}
+    assert splitting.run("wo entsorge ich Papier", "de", [], lemmatizer) == {}
+
+
+def test_a_part_only_restricted_pages_hold_is_offered_only_to_their_readers(splitting, lemmatizer):
+    assert splitting.run("Zeitkonto", "de", [], lemmatizer) == {}
+    assert splitting.run("Zeitkonto", "de", ["hr"], lemmatizer) == {"zeitkonto": "konto"}
