@@ -81,12 +81,14 @@ def _held_part(phrase: str, held: set[str], stop: set[str]) -> str:
 
 
 class Compound(NamedTuple):
-    """A German compound split in two: its head as the list has it, its tail, and its head as written in it
-    ("Krankschreibung": kranken, schreibung, krank)."""
+    """A German compound split in two: its head as the list has it, its tail, its head as written in it, and
+    the word a page would write for its head ("Krankschreibung": kranken, schreibung, krank, kranken;
+    "Hochzeitsurlaub": hochzeits, urlaub, hochzeits, hochzeit)."""
 
     head: str
     tail: str
     written_head: str
+    page_word: str
 
 
 class Lexicon:
@@ -176,8 +178,19 @@ class Lexicon:
                 forms = (stem, stem + "en", stem + "e") if stem in self.nouns else (stem + "en", stem, stem + "e")
                 for candidate in forms:
                     if candidate in words and len(candidate) >= _MIN_PART:
-                        return Compound(candidate, tail, stem)
+                        return Compound(candidate, tail, stem, self._joined_noun(candidate, head, words))
         return None
+
+    def _joined_noun(self, candidate: str, head: str, words: dict[str, list[str]]) -> str:
+        """The word a page would write for a compound's head: for a combining form the list holds as written
+        ("Hochzeits-", "Arbeits-"; its translations suit compounds best) the noun before its joint ("hochzeit",
+        "arbeit"), else the head word itself."""
+        if candidate == head and candidate not in self.nouns:
+            for link in (link for link in _LINKS if link and head.endswith(link)):
+                noun = head[: len(head) - len(link)]
+                if noun in self.nouns and noun in words:
+                    return noun
+        return candidate
 
     def _hyphenated(self, parts: list[str], source: str, target: str) -> list[str]:
         """A hyphenated word's translations: its parts' best senses side by side, a part the list does not

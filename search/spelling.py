@@ -19,15 +19,17 @@ before a restricted page's word can show in the answer. A short word whose close
 word ("rate limt": "rate limit"), as a translated compound's parts are paired; none when several or none are.
 
 A German compound no evidence the caller may read holds ("Verpflegungspauschale", where the page says
-"Verpflegungsmehraufwand" and "Pauschale"; "Krankschreibung", where it says "krank") is searched beside its
-two words as the dictionary splits them (``Lexicon.split_compound``), those of them the corpus holds: a
-compound is one token to BM25, so a page using either word alone or in another compound is otherwise not met.
-A word the language's word list counts common (``COMPOUND_LOG_PROB``) is taken as written: split, an inflected
-word gives false parts ("laufenden": lauf, enden). Measured (2026-11-27, P@1): questions.jsonl raw 0.884 ->
-0.893 and completed 0.926 -> 0.934 ("Ab wann brauche ich eine Krankschreibung vom Arzt?"), conversations.jsonl
-unchanged; ``evalsets/talvik-conversations.jsonl`` raw 0.619 -> 0.667 (German 0.550 -> 0.700), the standalone
-set unchanged (hit@5 0.978 -> 0.956: "Arbeitsstunden" adds "work" and "hours", which every page has). The
-head as written in the compound ("krank") instead of as the list has it ("kranken") lost the bench question.
+"Verpflegungsmehraufwand" and "Pauschale"; "Hochzeitsurlaub", where it lists "Hochzeit" under "Sonderurlaub")
+is searched beside its two words as the dictionary splits them (``Lexicon.split_compound``; a combining form
+such as "Hochzeits-" as the noun it joins), those of them the corpus holds: a compound is one token to BM25, so
+a page using either word alone or in another compound is otherwise not met. A word the language's word list
+counts common (``COMPOUND_LOG_PROB``) is taken as written: split, an inflected word gives false parts
+("laufenden": lauf, enden). Measured (2026-11-27, P@1): questions.jsonl raw 0.884 -> 0.893 and completed 0.926
+-> 0.934 ("Ab wann brauche ich eine Krankschreibung vom Arzt?"), conversations.jsonl unchanged;
+``evalsets/talvik-conversations.jsonl`` raw 0.619 -> 0.667 (German 0.550 -> 0.700), the standalone set
+unchanged (hit@5 0.978 -> 0.956: "Arbeitsstunden" adds "arbeit" and "stunden", translated "work" and "hours",
+which every page has). The head as written in the compound ("krank") instead of as the list has it ("kranken")
+lost the bench question.
 
 Written here because the term suggester proposes close words but does not tell a typo from a rare word, a
 word the corpus holds in another form, or a word only restricted pages hold; no kept library does.
@@ -161,7 +163,7 @@ class SpellingCorrector:
         if self.lexicon is None:
             return {}
         stop = stopwords(lang)
-        splits = {word: [p for p in (split.head, split.tail) if p not in stop] for word in compounds
+        splits = {word: [p for p in (split.page_word, split.tail) if p not in stop] for word in compounds
                   if (split := self.lexicon.split_compound(word, lang, target))
                   and len(split.written_head) >= MIN_HEAD_CHARS}
         readable = self.corpus_words.present([p for found in splits.values() for p in found], lang, principals)

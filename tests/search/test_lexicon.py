@@ -132,7 +132,16 @@ def test_a_translation_counts_only_where_the_corpus_holds_most_of_its_words():
 
 def test_a_compound_splits_into_the_words_the_list_knows(lexicon):
     """The head as the list has it and as the compound writes it; none for English or unknown parts."""
-    assert lexicon.split_compound("Weiterbildungsbudget", "de", "en") == ("weiterbildung", "budget", "weiterbildung")
-    assert lexicon.split_compound("lerntage", "de", "en") == ("lernen", "tage", "lern")
+    assert lexicon.split_compound("Weiterbildungsbudget", "de", "en") == (
+        "weiterbildung", "budget", "weiterbildung", "weiterbildung")
+    assert lexicon.split_compound("lerntage", "de", "en") == ("lernen", "tage", "lern", "lernen")
     assert lexicon.split_compound("daybudget", "en", "de") is None
     assert lexicon.split_compound("suppenkasper", "de", "en") is None
+
+
+def test_a_combining_form_is_searched_as_the_noun_it_joins(tmp_path):
+    """Ding lists combining forms ("Gehalts-"); their senses suit compounds, but pages write "Gehalt"."""
+    path = tmp_path / "de-en"
+    path.write_text(DING_SAMPLE + "Gehalts- :: salary\n", encoding="utf-8")
+    assert Lexicon.from_ding(path).split_compound("Gehaltsrunde", "de", "en") == ("gehalts", "runde", "gehalts",
+                                                                                   "gehalt")

@@ -55,6 +55,19 @@ def test_a_mistyped_word_is_searched_as_meant_and_the_answer_says_so(sample_corp
     assert searcher.search(SearchRequest(query="salinty probe", mode="baseline")).spelling == {}
 
 
+def test_a_german_compound_the_pages_do_not_use_is_searched_by_its_words(sample_corpus, searcher):
+    """The holiday page lists "Hochzeit" under "Sonderurlaub" and never says "Hochzeitsurlaub": searched as typed,
+    the page comes first on "Tage" and shows no line about a wedding."""
+    question = "Wie viele Tage Hochzeitsurlaub bekomme ich?"
+    response = searcher.search(SearchRequest(query=question))
+    assert response.spelling == {"hochzeitsurlaub": "hochzeit urlaub"}
+    assert response.hits[0].title == "Urlaubsregelung", [h.title for h in response.hits[:3]]
+    assert "Eigene <mark>Hochzeit</mark> is 2 Tage" in response.hits[0].snippet  # the answer, its word marked
+    unsplit = copy.copy(searcher)
+    unsplit.spelling = None
+    assert "<mark>Hochzeit</mark>" not in unsplit.search(SearchRequest(query=question)).hits[0].snippet
+
+
 def test_a_spelling_check_opensearch_refuses_leaves_the_question_as_typed_with_a_warning(sample_corpus, searcher,
                                                                                          stores):
     from search.spelling import SpellingCorrector
