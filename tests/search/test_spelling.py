@@ -18,6 +18,8 @@ PAGES = {  # doc id -> (read groups, text)
     "spell:reise": ([], "Für den Verpflegungsmehraufwand gilt eine Pauschale von 28 Euro am Tag. Keine Sorge:"
                             " Belege kommen danach in die blaue Tonne."),
     "spell:konto": (["hr"], "Das Konto für Überstunden führt die Personalabteilung."),
+    "spell:oncall": ([], "Page the on-call engineer. Keep the recovery codes in the password manager."),
+    "spell:vault": (["it"], "The vault key rotation runs in the key store, weekly."),
 }
 DING_SAMPLE = """\
 Verpflegung {f} :: board; catering
@@ -129,3 +131,15 @@ def test_no_compound_is_split_without_a_lexicon_or_into_a_verb_s_prefix(correcto
 def test_a_part_only_restricted_pages_hold_is_offered_only_to_their_readers(splitting, lemmatizer):
     assert splitting.run("Zeitkonto", "de", [], lemmatizer) == {}
     assert splitting.run("Zeitkonto", "de", ["hr"], lemmatizer) == {"zeitkonto": "konto"}
+
+
+def test_a_word_run_together_is_searched_as_the_two_words_the_corpus_writes(corrector, lemmatizer):
+    """Pages write "on-call" and "password manager"; the suggester alone took "checkin" for "checking"."""
+    assert corrector.run("oncall engineer", "en", [], lemmatizer) == {"oncall": "on call"}
+    assert corrector.run("passwordmanager codes", "en", [], lemmatizer) == {"passwordmanager": "password manager"}
+
+
+def test_a_word_run_together_only_restricted_pages_write_apart_is_split_only_for_their_readers(corrector,
+                                                                                               lemmatizer):
+    assert corrector.run("keystore rotation", "en", [], lemmatizer) == {}
+    assert corrector.run("keystore rotation", "en", ["it"], lemmatizer) == {"keystore": "key store"}
