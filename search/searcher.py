@@ -1,20 +1,20 @@
 """``Searcher``, the one place both the API and the evaluation command search through.
 
 A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
-``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds, a German
-compound it lacks beside its parts: ``spelling``) -> ``understand`` (language, follow-up resolution from the
-conversation, lemmas, translations: ``query``, ``conversation``) -> ``write_bm25`` (the BM25 bodies with the
-caller's filters, written flat in the tokens of the index's analyzers: ``retrievers``, ``flatten``, ``analysis``) ->
-``weigh_shown_pages`` (the earlier pages' prior, by how well the question's own words find them: ``conversation``)
--> ``build_retrievers`` (BM25 and k-NN query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for
-a k-NN list filtered too thin, or one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse``
-(min-max, RRF or view merging: ``fusion``) -> ``prioritize`` (pages shown earlier, template twins, index terms:
-``priors``) -> ``rerank`` (optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) ->
-``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``to_hits`` (the page of results
-asked for, snippets, facets: ``present``). The caller's ACL filter is inside every retriever, so a restricted page
-never reaches the fusion step. A request to ``explain`` has the fusion, the priors and the reranker book what each
-adds to each evidence's score as they add it, and the response gives every ranked page's parts
-(``SearchResponse.contributions``, for ``evident eval --misses``).
+``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds, a word
+run together beside the two it writes, a German compound it lacks beside its parts: ``spelling``) -> ``understand``
+(language, follow-up resolution from the conversation, lemmas, translations: ``query``, ``conversation``) ->
+``write_bm25`` (the BM25 bodies with the caller's filters, written flat in the tokens of the index's analyzers:
+``retrievers``, ``flatten``, ``analysis``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the
+question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies:
+``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or one ``hybrid``
+query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
+``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder:
+``rerank``) -> ``group`` (by page: ``grouping``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
+``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL
+filter is inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has
+the fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
+response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval --misses``).
 """
 from __future__ import annotations
 

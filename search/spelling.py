@@ -86,6 +86,8 @@ COMPOUND_LOG_PROB = -12.0
 MIN_HEAD_CHARS = 4
 MIN_JOINED_PART = 2  # a run-together word's part may be a particle: "on|call", "check|in", "sign|up"
 MAX_JOINED_WORDS = 4  # absent words asked about as run-together ones: a typed question has one or two
+# A longer word is no two words typed together but a pasted string, and each letter would cost a phrase query.
+MAX_JOINED_CHARS = 30
 
 
 def typo_candidates(lemmatizer: Lemmatizer, text: str, lang: str) -> list[str]:
@@ -105,6 +107,13 @@ def compound_candidates(lemmatizer: Lemmatizer, text: str, lang: str) -> list[st
     words = [t.text.lower() for t in lemmatizer.analyze(text, lang) if t.kind == "word"]
     return list(dict.fromkeys(w for w in words if w.isalpha() and w not in stop
                               and word_log_prob(w, lang) < COMPOUND_LOG_PROB))[:MAX_CHECKED_WORDS]
+
+
+def two_word_readings(words: list[str]) -> dict[str, list[str]]:
+    """Each of the first ``MAX_JOINED_WORDS`` words of at most ``MAX_JOINED_CHARS`` letters split in two at every
+    place ("oncall": "on call", "onc all", "onca ll"), for the corpus to say which it writes."""
+    return {word: [f"{word[:i]} {word[i:]}" for i in range(MIN_JOINED_PART, len(word) - MIN_JOINED_PART + 1)]
+            for word in [w for w in words if len(w) <= MAX_JOINED_CHARS][:MAX_JOINED_WORDS]}
 
 
 def beside(lemmatizer: Lemmatizer, text: str, lang: str, word: str, options: list[str]) -> list[str]:
@@ -164,33 +173,30 @@ class SpellingCorrector:
         if not rare and not compounds:
             return {}
         held = self.corpus_words.present(list(dict.fromkeys(rare + compounds)), lang, principals)
-        corrections = self.joined([w for w in dict.fromkeys(rare + compounds) if w not in held], lang, principals)
-        absent = [w for w in rare if w not in held and w not in corrections]
-        corrections |= self.typos(text, lang, principals, lemmatizer, absent) if absent else {}
-        unsplit = [w for w in compounds if w not in held and w not in corrections]
-        return corrections | (self.parts(unsplit, lang, targets[0], principals) if unsplit else {})
+        absent = [w for w in dict.fromkeys(rare + compounds) if w not in held]
+        if not absent:
+            return {}
+        readings = two_word_readings(absent)
+        splits = self.parts([w for w in absent if w in compounds], lang, targets[0]) if targets else {}
+        # One presence check for both: each word's two-word readings and its compound parts.
+        written = self.corpus_words.present([*(p for found in readings.values() for p in found),
+                                             *(p for found in splits.values() for p in found)], lang, principals)
+        corrections = {word: apart[0] for word, found in readings.items()
+                       if len(apart := [p for p in found if p in written]) == 1}
+        typos = [w for w in rare if w in absent and w not in corrections]
+        corrections |= self.typos(text, lang, principals, lemmatizer, typos) if typos else {}
+        return corrections | {word: " ".join(p for p in found if p in written) for word, found in splits.items()
+                              if word not in corrections and written.intersection(found)}
 
-    def joined(self, words: list[str], lang: str, principals: list[str]) -> dict[str, str]:
-        """The first ``MAX_JOINED_WORDS`` of ``words`` that the caller's corpus writes as two words, in one way
-        only ("oncall": "on call", where pages say "on-call"; "passwordmanager": "password manager")."""
-        cuts = {word: [f"{word[:i]} {word[i:]}" for i in range(MIN_JOINED_PART, len(word) - MIN_JOINED_PART + 1)]
-                for word in words[:MAX_JOINED_WORDS]}
-        held = self.corpus_words.present([p for found in cuts.values() for p in found], lang, principals)
-        apart = {word: [p for p in found if p in held] for word, found in cuts.items()}
-        return {word: written[0] for word, written in apart.items() if len(written) == 1}
-
-    def parts(self, compounds: list[str], lang: str, target: str, principals: list[str]) -> dict[str, str]:
-        """The words of each compound (as the lexicon toward ``target`` splits it) that the caller may read in
-        the corpus, where it has any; none for a word whose head is a verb's prefix (``MIN_HEAD_CHARS``)."""
+    def parts(self, words: list[str], lang: str, target: str) -> dict[str, list[str]]:
+        """The two words of each of ``words`` that is a compound (as the lexicon toward ``target`` splits it), stop
+        words left out; none for a word whose head is a verb's prefix (``MIN_HEAD_CHARS``)."""
         if self.lexicon is None:
             return {}
         stop = stopwords(lang)
-        splits = {word: [p for p in (split.page_word, split.tail) if p not in stop] for word in compounds
-                  if (split := self.lexicon.split_compound(word, lang, target))
-                  and len(split.written_head) >= MIN_HEAD_CHARS}
-        readable = self.corpus_words.present([p for found in splits.values() for p in found], lang, principals)
-        return {word: " ".join(p for p in found if p in readable) for word, found in splits.items()
-                if readable.intersection(found)}
+        return {word: [p for p in (split.page_word, split.tail) if p not in stop] for word in words
+                if (split := self.lexicon.split_compound(word, lang, target))
+                and len(split.written_head) >= MIN_HEAD_CHARS}
 
     def typos(self, text: str, lang: str, principals: list[str], lemmatizer: Lemmatizer,
               absent: list[str]) -> dict[str, str]:

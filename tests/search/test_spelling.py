@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from search.lexicon import Lexicon
-from search.spelling import (MAX_CHECKED_WORDS, MIN_SIMILARITY, NEIGHBOUR_SIMILARITY, SpellingCorrector, beside,
-                             close_words, compound_candidates, spelled, typo_candidates)
+from search.spelling import (MAX_CHECKED_WORDS, MAX_JOINED_CHARS, MAX_JOINED_WORDS, MIN_SIMILARITY,
+                             NEIGHBOUR_SIMILARITY, SpellingCorrector, beside, close_words, compound_candidates,
+                             spelled, two_word_readings, typo_candidates)
 from search.vocabulary import CorpusWords
 from tests.search.passages import index_passages
 from text.lemmas import Lemmatizer
@@ -48,6 +49,13 @@ def test_only_words_rarer_than_the_common_ones_may_be_compounds(lemmatizer):
     """An inflected word the language uses often ("laufenden", "bestanden") is no compound to split."""
     assert compound_candidates(lemmatizer, "Wie viel Verpflegungspauschale gibt es?", "de") == ["verpflegungspauschale"]
     assert compound_candidates(lemmatizer, "Welche Tests haben die laufenden Geräte bestanden?", "de") == []
+
+
+def test_a_word_is_read_as_two_at_every_place_but_a_pasted_string_is_not():
+    assert two_word_readings(["oncall"]) == {"oncall": ["on call", "onc all", "onca ll"]}
+    long_word = "x" * (MAX_JOINED_CHARS + 1)
+    assert two_word_readings([long_word, *(f"word{c}" for c in "abcdef")]) == {
+        f"word{c}": [f"wo rd{c}", f"wor d{c}"] for c in "abcdef"[:MAX_JOINED_WORDS]}
 
 
 def test_a_pasted_text_has_only_its_first_rare_words_checked(lemmatizer):
