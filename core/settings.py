@@ -162,7 +162,7 @@ class SearchConfig:
     # translation matched more and 0.8 let an English page beat a German question's German page
     # (questions.jsonl completed 0.917; 0.7: 0.926 but conversations completed tune half 0.837; 0.75: 0.926
     # and 0.847, conversations raw the same 0.778 as at 0.8).
-    translation_boost: float = 0.75  # BM25 weight of the question's translation against the question as written
+    translation_boost: float = 0.75  # BM25 weight of a translated word against the question as written
     # Translations take the best senses some evidence holds, and the German compounds of neighbouring words
     # it holds (``search.vocabulary``): conversations.jsonl raw P@1 0.759 -> 0.778 (German 0.727 -> 0.773),
     # completed 0.880 -> 0.884 with the compounds, questions.jsonl unchanged; a question's first-seen words

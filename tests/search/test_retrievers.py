@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core.settings import SearchConfig
 from search.query import Query, ResolvedQuery
-from search.retrievers import (KNN_OVERSAMPLE, acl_filter, bm25_query, dense_texts, knn_retrievers, request_filters,
+from search.retrievers import (KNN_OVERSAMPLE, TRANSLATION_DOUBT_FREE, acl_filter, bm25_query, dense_texts, knn_retrievers, request_filters,
                                text_fields)
 from text.lemmas import Lemmatizer
 
@@ -30,8 +30,22 @@ def test_bm25_a_translation_is_a_second_reading():
                    lemmas=["lerntag", "geben"])
     readings = bm25_query(query, [], cfg, Lemmatizer())["bool"]["must"]["dis_max"]["queries"]
     assert readings[0]["bool"]["should"][0]["multi_match"]["query"] == "Lerntage"  # content words only
-    assert readings[1]["bool"]["boost"] == cfg.translation_boost
     assert [m["multi_match"]["query"] for m in readings[1]["bool"]["should"]] == ["learn day", "geben"]
+
+
+def test_bm25_only_the_translated_words_of_a_reading_pay_the_translation_boost():
+    """A German question naming an English document: its English words are the same in both readings, so a
+    page they find in the translation is not put behind a page they find in the question as written."""
+    cfg = SearchConfig()
+    query = _query("Wer genehmigt Ausnahmen der Security Guidelines?", "de",
+                   translated={"en": {"ausnahme": ["exception"], "security": ["security"]}},
+                   lemmas=["genehmigen", "ausnahme", "security"])
+    translated = bm25_query(query, [], cfg, Lemmatizer())["bool"]["must"]["dis_max"]["queries"][1]["bool"]
+    assert "boost" not in translated
+    assert [(m["multi_match"]["query"], m["multi_match"]["boost"]) for m in translated["should"]] == [
+        ("genehmigen", TRANSLATION_DOUBT_FREE), ("exception", cfg.translation_boost),
+        ("security", TRANSLATION_DOUBT_FREE)]
+    assert cfg.translation_boost < TRANSLATION_DOUBT_FREE
 
 
 def test_bm25_an_english_question_leaves_out_the_words_its_analyzer_drops():
