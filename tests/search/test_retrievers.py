@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from core.settings import SearchConfig
 from search.query import Query, ResolvedQuery
-from search.retrievers import (KNN_OVERSAMPLE, TRANSLATION_DOUBT_FREE, acl_filter, bm25_query, dense_texts, knn_retrievers, request_filters,
-                               text_fields)
+from search.retrievers import (KNN_OVERSAMPLE, TRANSLATION_DOUBT_FREE, acl_filter, bm25_query, dense_texts,
+                               knn_retrievers, request_filters, text_fields)
 from text.lemmas import Lemmatizer
 
 
