@@ -156,10 +156,13 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
         # A word the list does not know (a name, a number, a product) is searched as written. A word searched
         # as written is the same word in both readings and carries no doubt of translation, so only the
         # translated words pay ``translation_boost`` (``TRANSLATION_DOUBT_FREE``).
-        readings.append({"bool": {**query_name(f"{READING_PREFIX}translated_{target}", explain), "should": [
-            {"multi_match": {"query": " ".join(found), "type": "most_fields", "fields": text_fields(target),
-                             "boost": TRANSLATION_DOUBT_FREE if found == [term] else cfg.translation_boost}}
-            for term, found in ((term, by_term.get(term) or [term]) for term in query.lemmas)]}})
+        words = []
+        for term in query.lemmas:
+            found = by_term.get(term) or [term]
+            boost = TRANSLATION_DOUBT_FREE if found == [term] else cfg.translation_boost
+            words.append({"multi_match": {"query": " ".join(found), "type": "most_fields", "boost": boost,
+                                          "fields": text_fields(target)}})
+        readings.append({"bool": {**query_name(f"{READING_PREFIX}translated_{target}", explain), "should": words}})
     return {"bool": {"must": {"dis_max": {"queries": readings}}, "filter": filters}}
 
 

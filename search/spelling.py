@@ -116,6 +116,14 @@ def two_word_readings(words: list[str]) -> dict[str, list[str]]:
             for word in [w for w in words if len(w) <= MAX_JOINED_CHARS][:MAX_JOINED_WORDS]}
 
 
+def compound_parts(lexicon: Lexicon, words: list[str], lang: str, target: str) -> dict[str, list[str]]:
+    """The two words of each of ``words`` that is a compound (as ``lexicon`` toward ``target`` splits it), stop
+    words left out; none for a word whose head is a verb's prefix (``MIN_HEAD_CHARS``)."""
+    stop = stopwords(lang)
+    return {word: [p for p in (split.page_word, split.tail) if p not in stop] for word in words
+            if (split := lexicon.split_compound(word, lang, target)) and len(split.written_head) >= MIN_HEAD_CHARS}
+
+
 def beside(lemmatizer: Lemmatizer, text: str, lang: str, word: str, options: list[str]) -> list[str]:
     """Each option as a phrase with the content word next to ``word`` in ``text``, on either side ("rate limit",
     "rate list" for "rate limt")."""
@@ -177,7 +185,8 @@ class SpellingCorrector:
         if not absent:
             return {}
         readings = two_word_readings(absent)
-        splits = self.parts([w for w in absent if w in compounds], lang, targets[0]) if targets else {}
+        splits = compound_parts(self.lexicon, [w for w in absent if w in compounds], lang, targets[0]) \
+            if self.lexicon and targets else {}
         # One presence check for both: each word's two-word readings and its compound parts.
         written = self.corpus_words.present([*(p for found in readings.values() for p in found),
                                              *(p for found in splits.values() for p in found)], lang, principals)
@@ -187,16 +196,6 @@ class SpellingCorrector:
         corrections |= self.typos(text, lang, principals, lemmatizer, typos) if typos else {}
         return corrections | {word: " ".join(p for p in found if p in written) for word, found in splits.items()
                               if word not in corrections and written.intersection(found)}
-
-    def parts(self, words: list[str], lang: str, target: str) -> dict[str, list[str]]:
-        """The two words of each of ``words`` that is a compound (as the lexicon toward ``target`` splits it), stop
-        words left out; none for a word whose head is a verb's prefix (``MIN_HEAD_CHARS``)."""
-        if self.lexicon is None:
-            return {}
-        stop = stopwords(lang)
-        return {word: [p for p in (split.page_word, split.tail) if p not in stop] for word in words
-                if (split := self.lexicon.split_compound(word, lang, target))
-                and len(split.written_head) >= MIN_HEAD_CHARS}
 
     def typos(self, text: str, lang: str, principals: list[str], lemmatizer: Lemmatizer,
               absent: list[str]) -> dict[str, str]:
