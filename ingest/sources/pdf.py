@@ -10,7 +10,8 @@ block, and each list one ``list`` block.
 
 A page without a text layer but with images is rendered and read by Tesseract (``pdf_ocr``); its
 blocks carry ``{"ocr": True, "ocr_confidence": mean word confidence}``. Every page also yields one
-``pdf_page`` block with its whole clean text. Problems with single pages are recorded in
+``pdf_page`` block with its whole clean text, under the headings in force where the page begins (its
+context names the section its first words continue). Problems with single pages are recorded in
 ``ParsedDocument.errors``; a file that cannot be read at all raises ParseError.
 """
 from __future__ import annotations
@@ -207,6 +208,7 @@ def _emit(pages: list[Page], structured: list[list], words: frozenset[str]) -> l
 
     for page, elements in zip(pages, structured):
         meta_ocr = {"ocr": True, "ocr_confidence": page.ocr_confidence} if page.ocr else {}
+        headings_at_start = [h.text for h in stack]
         page_blocks: list[Block] = []
         page_text: list[str] = []
         passage: list[str] = []
@@ -264,7 +266,7 @@ def _emit(pages: list[Page], structured: list[list], words: frozenset[str]) -> l
             page_meta = {"ocr": page.ocr}
             if page.ocr:
                 page_meta["ocr_confidence"] = page.ocr_confidence
-            blocks.append(Block(kinds.PDF_PAGE, "\n\n".join(page_text), [], page.number, page_meta))
+            blocks.append(Block(kinds.PDF_PAGE, "\n\n".join(page_text), headings_at_start, page.number, page_meta))
         blocks.extend(page_blocks)
     return blocks
 

@@ -87,6 +87,13 @@ def test_one_pdf_page_block_per_page(structured):
     assert pages[0].text.startswith("1 Purpose\n\n1.1 Scope\n\nThis manual explains")
 
 
+def test_a_pdf_page_carries_the_headings_in_force_where_it_begins(structured):
+    pages = of_kind(structured, "pdf_page")
+    assert pages[0].heading_path == []  # the first page's own headings are in its text
+    # page 3 opens inside "2.1 Receipts", begun on page 2: its context names the section its first words are in
+    assert pages[2].heading_path == ["2 Limits", "2.1 Receipts"]
+
+
 def test_a_failing_page_is_recorded_and_the_others_proceed(monkeypatch):
     real = pdf_module.text_lines
 
