@@ -195,7 +195,9 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
         add(kinds.PAGE, flow_text, [], None, {}, "", "", "")
 
     # The page's own facts, for questions about the page rather than its content; a PDF's sit on its first page.
-    add(kinds.PAGE_FACTS, page_facts(doc), [], 1 if doc.source_type == "pdf" else None, {}, "", "", "")
+    # A document of index-term anchors only (``workers.grounding``) points into another, whose facts are its own.
+    if not all(b.kind == kinds.TERM for b in blocks):
+        add(kinds.PAGE_FACTS, page_facts(doc), [], 1 if doc.source_type == "pdf" else None, {}, "", "", "")
     out = _capped(out, parsed, config.max_evidence_per_document, name or doc.doc_id)
 
     _add_views(out, lemmatizer, stats, config, doc)
@@ -203,8 +205,8 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
 
 
 def _capped(items: list[Evidence], parsed: ParsedDocument, limit: int, name: str) -> list[Evidence]:
-    """The first ``limit`` evidence in reading order, the page's facts (the last) always among them; a cut is
-    recorded in ``parsed.errors``, naming the file (``name``)."""
+    """The first ``limit`` evidence in reading order, the last (the page's facts, where it states them) always
+    among them; a cut is recorded in ``parsed.errors``, naming the file (``name``)."""
     if len(items) <= limit:
         return items
     parsed.errors.append(f"{name}: the document makes {len(items):,} evidence, over the limit of "

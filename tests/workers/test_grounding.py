@@ -40,6 +40,14 @@ def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, setting
         assert anchors[record.term]["url"].endswith(f"{record.file}#page={record.page}")
         assert len(anchors[record.term]["meta"]["linked"]) == 3
 
+    # the anchors of a part are a document of their own, but the part's facts are stated once, by the part
+    facts = stores.search(index=settings.opensearch.index_alias, body={
+        "size": 100, "query": {"bool": {"filter": [{"term": {"kind": "page_facts"}},
+                                                   {"prefix": {"url": "https://files.example.org/records"}}]}}})
+    stated = [h["_source"]["url"] for h in facts["hits"]["hits"]]
+    assert sorted(stated) == [f"https://files.example.org/records-theory-{name}.pdf#page=1"
+                              for name in ("index", "part1", "part2", "part3")]
+
     record = records[len(records) // 2]
     top = searcher.search(SearchRequest(query=f"What is {record.term.lower()} in record theory?")).hits[0]
     assert top.url.endswith(f"{record.file}#page={record.page}")
