@@ -146,7 +146,8 @@ def _probe(settings: Settings, name: str) -> tuple[str, dict]:
     return "free", {}  # the worker has no port
 
 
-def _ready(settings: Settings, name: str, info: dict) -> bool:
+def _answers(settings: Settings, name: str) -> bool:
+    """Does the part answer on its port (the worker and beat have none: supervisord's word is all there is)?"""
     if part_of(name) == "opensearch":
         return opensearch.ready(_port(settings, name))
     if name == "redis":
@@ -155,7 +156,7 @@ def _ready(settings: Settings, name: str, info: dict) -> bool:
         return _probe_api(settings.services.api_port) == "api"
     if name == "flower":
         return port_open(settings.services.flower_port)
-    return info["statename"] == "RUNNING"
+    return True
 
 
 def _plan(settings: Settings, running: dict[str, dict], parts) -> tuple[list[str], list[str]]:
@@ -266,7 +267,9 @@ def _crash_report(sv: Supervisor, name: str, why: str) -> ServiceError:
 
 
 def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> None:
-    """Until the part answers; a process that exits or is restarted on the way is a crash."""
+    """Until the part answers and supervisord counts it started (up past its startsecs: a node may answer before,
+    and a crash in that window would be retried, not reported); a process that exits or is restarted on the
+    way is a crash."""
     name_label, deadline = label(name), time.monotonic() + READY_TIMEOUT[part_of(name)]
     while True:
         info = sv.info(name) or {"statename": "UNKNOWN", "start": None, "exitstatus": None}
@@ -274,7 +277,7 @@ def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> N
             sv.kill_program(name)
             raise _crash_report(sv, name, f"{name_label} exited during start-up (supervisord: {info['statename']}, "
                                           f"exit status {info['exitstatus']}); it was stopped")
-        if _ready(settings, name, info):
+        if info["statename"] == "RUNNING" and _answers(settings, name):
             return
         if time.monotonic() > deadline:
             raise _crash_report(sv, name, f"{name_label} did not answer within {READY_TIMEOUT[part_of(name)]:.0f}s; it is "
