@@ -27,6 +27,7 @@ aus {prp; +Dat.} :: from; out of
 Land {n} :: country; land
 halten {vt} | haltend | gehalten :: to keep | keeping | kept
 Runde {f} :: round; lap
+Jahrgang {m} /Jg./ :: volume /vol./; year
 """
 
 
@@ -41,6 +42,11 @@ def test_head_sense_comes_first_and_notes_are_dropped(lexicon):
     assert lexicon.lookup("Tag", "de", "en")[:2] == ["day", "tag"]
     assert lexicon.lookup("gehälter", "de", "en") == ["salaries"]
     assert lexicon.lookup("auszahlen", "de", "en") == ["pay out"]  # "etw." and "sth." are placeholders
+
+
+def test_abbreviations_in_either_case_are_notes(lexicon):
+    # "/Jg./" and "/vol./" name the abbreviation; read as words, they cost "Jahrgang" its sense "volume"
+    assert lexicon.lookup("jahrgang", "de", "en")[:2] == ["volume", "year"]
 
 
 def test_one_file_gives_both_directions(lexicon):
@@ -115,6 +121,7 @@ def test_the_installed_debian_list_translates_a_question():
     lexicon = load_lexicon(path)
     words = lexicon.translate(["gehalt", "weiterbildungsbudget", "reisekosten"], "de", "en")
     assert {"salary", "education", "budget", "travel", "expenses"} <= set(words)
+    assert "page" in lexicon.translate(["seite"], "de", "en")  # "page /p./": the list's own abbreviation
 
 
 def test_a_variant_of_a_sense_taken_gives_way_to_the_next_sense():
