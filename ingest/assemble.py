@@ -195,8 +195,10 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
         add(kinds.PAGE, flow_text, [], None, {}, "", "", "")
 
     # The page's own facts, for questions about the page rather than its content; a PDF's sit on its first page.
-    # A document of index-term anchors only (``workers.grounding``) points into another, whose facts are its own.
-    if not all(b.kind == kinds.TERM for b in blocks):
+    # A document of index-term anchors only (``workers.grounding``) points into another, whose facts are its own;
+    # a page without any text still has its facts.
+    anchors_only = bool(blocks) and all(b.kind == kinds.TERM for b in blocks)
+    if not anchors_only:
         add(kinds.PAGE_FACTS, page_facts(doc), [], 1 if doc.source_type == "pdf" else None, {}, "", "", "")
     out = _capped(out, parsed, config.max_evidence_per_document, name or doc.doc_id)
 

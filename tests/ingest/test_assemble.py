@@ -47,6 +47,11 @@ def test_a_wiki_page_gets_one_evidence_of_its_own_facts(lemmatizer):
     assert "2024-04-29" in facts.lemmas.split()  # "when was it updated" meets the date as a day
 
 
+def test_a_page_without_text_still_states_its_facts(lemmatizer):
+    [facts] = _facts(SourceFile("7.json", _page("")), lemmatizer)
+    assert "Last updated (edited) on 2024-04-29 by Pavla Horáková" in facts.text
+
+
 def test_a_german_page_states_its_facts_in_german_and_unknown_facts_are_left_out(lemmatizer):
     body = "<p>Die Reisekosten werden nach der Reise über das Formular im Portal abgerechnet und erstattet.</p>"
     [facts] = _facts(SourceFile("7.json", _page(body)), lemmatizer)
