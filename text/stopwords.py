@@ -20,7 +20,7 @@ from functools import lru_cache
 from text.langcode import normalize_lang
 from text.lemmas import Token
 
-__all__ = ["stopwords", "is_stop", "content_words", "without_analyzer_stop_words"]
+__all__ = ["stopwords", "is_stop", "content_words", "without_analyzer_stop_words", "without_pronoun_i"]
 
 _LETTERS = re.compile(r"[\W_]+")  # what is not a letter or digit, around a word ("it?", "(the")
 _AUXILIARY_LEMMAS = {
@@ -45,6 +45,20 @@ def without_analyzer_stop_words(text: str, lang: str) -> str:
     text as it is when nothing else is left."""
     stop = ANALYZER_STOP_WORDS.get(normalize_lang(lang), frozenset())
     kept = [word for word in text.split() if _LETTERS.sub("", word.lower()) not in stop]
+    return " ".join(kept) or text
+
+
+def without_pronoun_i(text: str) -> str:
+    """An English ``text`` without the pronoun "I", written like the Roman numeral one of a title ("Part I"):
+    few pages say "I", so its IDF runs high and "what do I need on my first day?" found "Part I" of a
+    treatise first. "I" after a capitalized word that does not open the sentence is the numeral and is kept."""
+    kept: list[str] = []
+    opening, opened_by = True, False  # this word opens a sentence; the word before opened one
+    for word in text.split():
+        numeral = bool(kept) and not opened_by and kept[-1][:1].isupper()
+        if _LETTERS.sub("", word) != "I" or numeral:
+            kept.append(word)
+        opening, opened_by = word[-1:] in ".?!:", opening
     return " ".join(kept) or text
 
 

@@ -2,7 +2,7 @@
 import pytest
 
 from text.lemmas import Lemmatizer, Token
-from text.stopwords import content_words, is_stop, stopwords, without_analyzer_stop_words
+from text.stopwords import content_words, is_stop, stopwords, without_analyzer_stop_words, without_pronoun_i
 
 
 def test_stopwords():
@@ -38,3 +38,10 @@ def test_the_english_analyzers_stop_words_are_dropped_and_the_rest_kept_as_writt
     assert without_analyzer_stop_words("Who last edited it?", "en") == "Who last edited"  # "last" is content
     assert without_analyzer_stop_words("to be or not to be", "en") == "to be or not to be"  # nothing else left
     assert without_analyzer_stop_words("Wer hat die Seite geändert?", "de") == "Wer hat die Seite geändert?"
+
+
+def test_the_pronoun_i_is_left_out_and_a_titles_numeral_kept():
+    assert without_pronoun_i("I start on Monday – what do I need?") == "start on Monday – what do need?"
+    assert without_pronoun_i("When I leave Talvik, can I keep it?") == "When leave Talvik, can keep it?"
+    assert without_pronoun_i("What is in Part I of the records?") == "What is in Part I of the records?"
+    assert without_pronoun_i("I") == "I"  # nothing else left
