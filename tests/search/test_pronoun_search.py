@@ -10,21 +10,23 @@ import pytest
 from search.searcher import SearchRequest
 from tests.search.test_duplicates_search import WIKI, confluence_page
 
+# The session's index is shared and a deleted page keeps counting in BM25's word statistics (soft deletes), so
+# these pages stay off the sample corpus's topics and the words of its documented queries (samples/README.md).
 TREATISE = [
-    "A harbour charter sets out who may berth at which quay and for how long.",
-    "This first part covers the berthing rights of fishing boats and the duties of the quay master.",
+    "A harbour charter sets out who may berth at which quay and for which period.",
+    "This opening part covers the berthing rights of fishing boats and the duties of the quay master.",
 ]
-FIRST_DAY = [
-    "On your first day at the harbour office, collect your badge from reception at nine o'clock.",
-    "Your team lead walks you through the quay tour and the safety briefing before lunch.",
+ROOMS = [
+    "Meeting rooms at the harbour office are booked in the room planner on the intranet.",
+    "Rooms on the second floor seat up to twelve people and have a projector; cancel a booking you no longer need.",
 ]
 PAGES = [
     confluence_page("9200001", "Harbour Charter — Part I — Berthing Rights", "DOCS", TREATISE,
                     "2023-03-01T09:00:00.000Z", "2024-03-01T09:00:00.000Z"),
-    confluence_page("9200002", "Your First Day at the Harbour Office", "HR", FIRST_DAY,
+    confluence_page("9200002", "Booking a Meeting Room", "FAC", ROOMS,
                     "2023-04-01T09:00:00.000Z", "2024-04-01T09:00:00.000Z"),
 ]
-CHARTER, FIRST_DAY_PAGE = (f"{WIKI}/spaces/{p['space']['key']}/pages/{p['id']}" for p in PAGES)
+CHARTER = f"{WIKI}/spaces/DOCS/pages/9200001"
 
 
 @pytest.fixture(scope="module")
