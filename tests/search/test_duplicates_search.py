@@ -58,13 +58,17 @@ QUERY = "kelpie gateway rollout canary buoys"
 ORIGINAL, JDOE_COPY, MROE_COPY = (f"{WIKI}/spaces/{p['space']['key']}/pages/{p['id']}" for p in PAGES[:3])
 
 
-@pytest.fixture(scope="module")
-def copies(ingest, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("near-duplicates")
-    for page in PAGES:
+def ingest_pages(ingest, folder, pages: list[dict]) -> None:
+    """Write ``pages`` as Confluence export files into ``folder`` and ingest them through the worker."""
+    for page in pages:
         (folder / f"{page['id']}.json").write_text(json.dumps(page), encoding="utf-8")
     status = ingest(folder)
-    assert status.done == len(PAGES) and not status.errors, status
+    assert status.done == len(pages) and not status.errors, status
+
+
+@pytest.fixture(scope="module")
+def copies(ingest, tmp_path_factory):
+    ingest_pages(ingest, tmp_path_factory.mktemp("near-duplicates"), PAGES)
 
 
 def copy_urls(hit) -> list[str]:

@@ -3,12 +3,10 @@
 first person, and a question that names "Part I" still finds it."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from search.searcher import SearchRequest
-from tests.search.test_duplicates_search import WIKI, confluence_page
+from tests.search.test_duplicates_search import WIKI, confluence_page, ingest_pages
 
 # The session's index is shared and a deleted page keeps counting in BM25's word statistics (soft deletes), so
 # these pages stay off the sample corpus's topics and the words of its documented queries (samples/README.md).
@@ -31,11 +29,7 @@ CHARTER = f"{WIKI}/spaces/DOCS/pages/9200001"
 
 @pytest.fixture(scope="module")
 def pages(ingest, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("pronoun")
-    for page in PAGES:
-        (folder / f"{page['id']}.json").write_text(json.dumps(page), encoding="utf-8")
-    status = ingest(folder)
-    assert status.done == len(PAGES) and not status.errors, status
+    ingest_pages(ingest, tmp_path_factory.mktemp("pronoun"), PAGES)
 
 
 def test_a_question_in_the_first_person_does_not_find_part_i_first(pages, searcher):
