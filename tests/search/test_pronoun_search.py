@@ -24,7 +24,7 @@ PAGES = [
     confluence_page("9200002", "Booking a Meeting Room", "FAC", ROOMS,
                     "2023-04-01T09:00:00.000Z", "2024-04-01T09:00:00.000Z"),
 ]
-CHARTER = f"{WIKI}/spaces/DOCS/pages/9200001"
+CHARTER = f"{WIKI}/spaces/{PAGES[0]['space']['key']}/pages/{PAGES[0]['id']}"
 
 
 @pytest.fixture(scope="module")
