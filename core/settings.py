@@ -275,6 +275,10 @@ class WorkerConfig:
     # Deliveries of one file's task that ended without an outcome (the worker died on it each time, e.g. out
     # of memory) before the file is recorded as failed instead of being tried again: one death can be bad luck.
     max_deliveries: int = 3
+    # Seconds between beat's asks that OpenSearch drop deleted evidence from BM25's statistics
+    # (``workers.maintenance``): an edit's old copy moves rankings for at most this long; a segment is only
+    # rewritten once 1 % of it is deleted, so a quiet index costs one stats request each time.
+    expunge_seconds: Annotated[int, Field(gt=0)] = 600
 
 
 @dataclass

@@ -40,7 +40,7 @@ def create_app(settings: Settings | None = None) -> Celery:
     settings = settings or load_settings()
     visibility = visibility_timeout(settings.worker)
     app = Celery("evident", broker=settings.redis.url, backend=settings.redis.url,
-                 include=["workers.tasks", "workers.sync.tasks"])
+                 include=["workers.tasks", "workers.sync.tasks", "workers.maintenance"])
     app.conf.update(
         task_default_queue=INGEST_QUEUE,
         # Long tasks: acknowledge after the work (a task of a killed worker comes back, and one whose worker
@@ -60,9 +60,12 @@ def create_app(settings: Settings | None = None) -> Celery:
         worker_hijack_root_logger=False,
         worker_send_task_events=True,
         task_send_sent_event=True,
-        # Beat only looks for due sources; each source's own interval is in its registration (core.sources).
+        # Beat looks for due sources (each source's own interval is in its registration: core.sources) and has
+        # OpenSearch drop deleted evidence from BM25's statistics (``workers.maintenance``).
         beat_schedule={"evident-schedule-sources": {"task": "evident.schedule_sources",
-                                                    "schedule": settings.sources.schedule_seconds}},
+                                                    "schedule": settings.sources.schedule_seconds},
+                       "evident-expunge-deleted": {"task": "evident.expunge_deleted",
+                                                   "schedule": settings.worker.expunge_seconds}},
     )
     app.evident_settings = settings
     return app

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from core.index import replace_document
 
 
@@ -172,3 +174,45 @@ def test_the_client_writes_and_reads_the_types_a_search_and_an_ingest_send():
         serializer.dumps({"not json": object()})
     with pytest.raises(SerializationError):
         serializer.loads("{not json")
+
+
+def test_expunging_deleted_evidence_gives_back_the_scores_of_a_fresh_index(stores, settings):
+    """Evidence written again (an edited page, a re-ingest) leaves its old copy counted in BM25's statistics;
+    once ``expunge_deleted`` has OpenSearch rewrite the segment, a search scores as before the rewrite."""
+    import time
+
+    from opensearchpy import helpers
+
+    from core.index import expunge_deleted, init_index
+
+    alias = "upkeep-test-evidence"  # not under the session alias: index templates may not overlap
+    own = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    init_index(stores, own)
+    topics = ["bike leasing", "travel expenses", "vacation days", "badge access", "laptop setup"]
+    evidence = [{"_index": alias, "_id": f"p{n}:1", "id": f"p{n}:1", "doc_id": f"p{n}",
+                 "url": f"https://example.org/p{n}", "kind": "passage", "title": f"Page {n}",
+                 "text": f"{topics[n % 5]} rules for team {n}: ask your manager about {topics[(n + 1) % 5]}"}
+                for n in range(100)]  # 3 written again are 3 % of the index: under the 5 % a merge leaves
+
+    def scores() -> dict[str, float]:
+        stores.indices.refresh(index=alias)
+        hits = stores.search(index=alias, body={"size": 100, "query": {"match": {"text": "bike leasing manager"}}})
+        return {hit["_id"]: hit["_score"] for hit in hits["hits"]["hits"]}
+
+    try:
+        helpers.bulk(stores, evidence, refresh=True)
+        assert expunge_deleted(stores, alias) == {"deleted": 0, "live": 100, "merging": False}
+        fresh = scores()
+        helpers.bulk(stores, evidence[:3], refresh=True)  # the same evidence written again: its old copy deleted
+        drifted = scores()
+        assert drifted.keys() == fresh.keys() and drifted != fresh  # the deleted copies count
+        upkeep = expunge_deleted(stores, alias)
+        assert upkeep["deleted"] == 3 and upkeep["live"] == 100 and upkeep["merging"]
+        deadline = time.monotonic() + 60
+        while expunge_deleted(stores, alias)["deleted"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+            stores.indices.refresh(index=alias)
+        assert scores() == pytest.approx(fresh, rel=1e-6)
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)

@@ -1,0 +1,38 @@
+"""Beat's index upkeep through the real worker: the session index's deleted evidence dropped."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.settings import load_settings
+from tests.conftest import SAMPLES
+from workers.app import create_app
+
+UPKEEP_WAIT = 60  # seconds for the task and OpenSearch's merge of a test index
+
+
+def test_beat_asks_for_the_upkeep_at_the_configured_interval():
+    settings = load_settings(environ={"EVIDENT_WORKER_EXPUNGE_SECONDS": "120"})
+    schedule = create_app(settings).conf.beat_schedule["evident-expunge-deleted"]
+    assert schedule == {"task": "evident.expunge_deleted", "schedule": 120}
+
+
+@pytest.mark.services
+def test_the_worker_drops_the_evidence_a_re_ingest_left_deleted(ingest, sample_corpus, worker, stores, settings):
+    """The merge itself is proven on an index of its own (``tests/core/test_index.py``); here the task runs in
+    the worker on the session index after a page was written again, and ends with none of it deleted."""
+    import workers.maintenance  # noqa: F401 - registers the task with the app
+
+    alias = settings.opensearch.index_alias
+    ingest(SAMPLES / "wiki" / "pages", force=True)  # every evidence of the pages written again
+    stores.indices.refresh(index=alias)
+    live = stores.count(index=alias)["count"]
+    answer = worker.send_task("evident.expunge_deleted").get(timeout=UPKEEP_WAIT)
+    assert answer["live"] == live
+    deadline = time.monotonic() + UPKEEP_WAIT
+    while answer["deleted"] and time.monotonic() < deadline:
+        time.sleep(0.5)
+        stores.indices.refresh(index=alias)
+        answer = worker.send_task("evident.expunge_deleted").get(timeout=UPKEEP_WAIT)
+    assert answer == {"deleted": 0, "live": live, "merging": False}
