@@ -342,11 +342,13 @@ def wait_for(client: OpenSearch, timeout: float) -> None:
 
 
 def evidence_stats(client: OpenSearch, settings: Settings) -> dict:
-    """What the index holds: evidence count, size on disk, evidence by kind and by space."""
+    """What the index holds: evidence count, size on disk, evidence deleted but still counted by BM25 until
+    beat's upkeep drops it (``expunge_deleted``), evidence by kind and by space."""
     alias = settings.opensearch.index_alias
     aggs = {name: {"terms": {"field": name, "size": FACET_BUCKETS}} for name in ("kind", "space")}
     response = client.search(index=alias, body={"size": 0, "track_total_hits": True, "aggs": aggs})
-    size = client.indices.stats(index=alias, metric="store")["_all"]["primaries"]["store"]["size_in_bytes"]
-    return {"evidence": response["hits"]["total"]["value"], "size_bytes": size,
+    primaries = client.indices.stats(index=alias, metric="store,docs")["_all"]["primaries"]
+    return {"evidence": response["hits"]["total"]["value"], "size_bytes": primaries["store"]["size_in_bytes"],
+            "deleted": primaries["docs"]["deleted"],
             **{f"by_{name}": [[b["key"] or "(none)", b["doc_count"]] for b in response["aggregations"][name]["buckets"]]
                for name in aggs}}  # pairs, most first: JSON objects lose the order

@@ -67,6 +67,7 @@ function render(data) {
   const ix = data.index, s = data.searches;
   document.getElementById("flower").href = data.flower;
   show("index", figure("evidence", ix.evidence), figure("MB on disk", (ix.size_bytes / 1048576).toFixed(1)),
+       figure("deleted, awaiting upkeep", ix.deleted),
        el("div", {class: "columns"}, counts("by kind", ix.by_kind), counts("by space", ix.by_space)));
   const minutes = data.queue.minutes, hours = Math.round(minutes.length / 60);
   show("queue", figure("files waiting", data.queue.waiting),

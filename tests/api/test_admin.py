@@ -47,6 +47,9 @@ def test_the_console_summary_shows_index_queue_jobs_errors_and_searches(app, cli
     stores.indices.refresh(index=app.extensions["evident"]["settings"].opensearch.searchlog_index)
     data = client.get("/api/admin/summary", headers=ADMIN).get_json()
     assert data["index"]["evidence"] > 0 and data["index"]["size_bytes"] > 0 and data["index"]["by_kind"]
+    deleted = stores.indices.stats(index=app.extensions["evident"]["settings"].opensearch.index_alias,
+                                   metric="docs")["_all"]["primaries"]["docs"]["deleted"]
+    assert data["index"]["deleted"] == deleted
     assert data["queue"]["waiting"] == 0 and data["jobs"] and data["flower"].startswith("http://127.0.0.1:")
     assert data["searches"]["searches"] >= 1
     assert ["zzzz-no-such-thing-anywhere", 1] in data["searches"]["top"]
