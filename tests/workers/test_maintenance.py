@@ -6,7 +6,6 @@ import time
 import pytest
 
 from core.settings import load_settings
-from tests.conftest import SAMPLES
 from workers.app import create_app
 
 UPKEEP_WAIT = 60  # seconds for the task and OpenSearch's merge of a test index
@@ -19,14 +18,15 @@ def test_beat_asks_for_the_upkeep_at_the_configured_interval():
 
 
 @pytest.mark.services
-def test_the_worker_drops_the_evidence_a_re_ingest_left_deleted(ingest, sample_corpus, worker, stores, settings):
+def test_the_worker_drops_the_evidence_an_edit_left_deleted(sample_corpus, worker, stores, settings):
     """The merge itself is proven on an index of its own (``tests/core/test_index.py``); here the task runs in
-    the worker on the session index after a page was written again, and ends with none of it deleted."""
+    the worker on the session index after evidence was written again (as an edit does), and ends with none of
+    it deleted."""
     import workers.maintenance  # noqa: F401 - registers the task with the app
 
     alias = settings.opensearch.index_alias
-    ingest(SAMPLES / "wiki" / "pages", force=True)  # every evidence of the pages written again
-    stores.indices.refresh(index=alias)
+    rewritten = stores.update_by_query(index=alias, body={"query": {"term": {"kind": "page"}}}, refresh=True)
+    assert rewritten["updated"] > 0
     live = stores.count(index=alias)["count"]
     answer = worker.send_task("evident.expunge_deleted").get(timeout=UPKEEP_WAIT)
     assert answer["live"] == live
