@@ -236,7 +236,9 @@ def expunge_deleted(client: OpenSearch, alias: str) -> dict:
     ``expunge_deletes_allowed``), in the background, so BM25's statistics count the live evidence only: an
     edited or re-ingested page otherwise moves the scores of every page beside it until a merge happens to
     drop its old copy. Nothing is asked while a force merge still runs. The deleted evidence found, and
-    whether a merge was started."""
+    whether a merge was started; none of either before ``evident init`` made the alias."""
+    if not client.indices.exists_alias(name=alias):
+        return {"deleted": 0, "live": 0, "merging": False}
     docs = client.indices.stats(index=alias, metric="docs")["_all"]["primaries"]["docs"]
     running = client.tasks.list(actions="indices:admin/forcemerge*", detailed=False).get("nodes")
     started = bool(docs.get("deleted")) and not running

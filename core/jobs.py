@@ -294,7 +294,7 @@ class JobStore(RedisStore):
         pipe.execute()
 
     def record_activity(self, finished: int = 0) -> None:
-        """Count ``finished`` tasks into this minute's bucket and sample the ingest queue's length into it.
+        """Count ``finished`` files' tasks into this minute's bucket and sample the ingest queue's length into it.
 
         The bucket keeps the longest queue seen in its minute (ZADD GT). Workers call this as each task
         ends and the admin summary when it is read, so a minute in which the queue waits while nothing
@@ -310,7 +310,7 @@ class JobStore(RedisStore):
 
     def activity(self) -> list[dict]:
         """Every minute of the last ``ACTIVITY_KEEP_SECONDS``, oldest first: ``at`` (its start, epoch seconds),
-        ``finished`` (tasks ended in it) and ``waiting`` (the longest ingest queue seen; None when unsampled)."""
+        ``finished`` (files' tasks ended in it) and ``waiting`` (the longest ingest queue seen; None when unsampled)."""
         now = int(time.time() // ACTIVITY_BUCKET_SECONDS)
         buckets = range(now - ACTIVITY_KEEP_SECONDS // ACTIVITY_BUCKET_SECONDS + 1, now + 1)
         pipe = self._redis.pipeline()

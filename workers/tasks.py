@@ -115,23 +115,27 @@ class EvidentTask(Task):
     def before_start(self, task_id, args, kwargs):
         self.request.evident_started = time.perf_counter()
 
-    def _measure(self, outcome: str) -> None:
+    def _measure(self, outcome: str, kwargs: dict) -> None:
+        """The task's outcome and time into its metrics; the console's files finished per minute counts the
+        tasks of a job's file only (a sync or the index upkeep is no file), the queue is sampled by every task."""
         started = getattr(self.request, "evident_started", None)
         jobs = self.jobs
         jobs.metric(self.name, outcome)
-        jobs.record_activity(finished=int(outcome != "retried"))  # the console's throughput and queue per minute
+        jobs.record_activity(finished=int(outcome != "retried" and bool(kwargs.get("job_id"))))
         if started is not None:
             jobs.metric(self.name, "seconds", time.perf_counter() - started)
 
     def on_success(self, retval, task_id, args, kwargs):
-        self._measure("succeeded")
+        self._measure("succeeded", kwargs)
 
     def on_retry(self, exc, task_id, args, kwargs, einfo):
-        self._measure("retried")
+        self._measure("retried", kwargs)
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
-        self._measure("failed")
+        self._measure("failed", kwargs)
         job_id = kwargs.get("job_id", "")
+        if not job_id:
+            return  # no job's file: the failure is in the task's metrics and Celery's log, not a file's error
         file_name = kwargs.get("name", "")
         if isinstance(exc, TimeLimitExceeded):
             limit = self.app.evident_settings.worker.time_limit
