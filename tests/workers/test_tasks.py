@@ -153,9 +153,10 @@ def test_unreachable_endpoint_keeps_the_extractive_summary_and_says_so(settings,
     assert summaries and "LLM-WRITTEN SUMMARY" not in summaries
 
 
-def test_a_worker_writing_to_a_missing_alias_says_so_and_what_to_do(settings, tmp_path):
+def test_a_worker_writing_to_a_missing_alias_says_so_and_what_to_do(settings, stores, tmp_path):
     """A command that queued files for one index alias and a worker started with another: the file is
-    refused with a sentence naming the worker's alias and the setting, not as a file that could not be read."""
+    refused with a sentence naming the worker's alias and the setting, not as a file that could not be read.
+    (``stores``: it reads Redis and OpenSearch, so it starts them and is in the services tier.)"""
     from workers.tasks import EvidenceRefused, PipelineContext, index_file
 
     elsewhere = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch,
