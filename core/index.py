@@ -15,6 +15,8 @@ from core.settings import Settings
 from mappings import MAPPINGS_DIR
 
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
+# The sentence view's vectors: nested objects, a text and its vector each (``search.sentences``).
+SENTENCE_FIELD = "sentences"
 BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent again; doubles each retry
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
@@ -100,6 +102,7 @@ def index_template(alias: str, dimension: int, nodes: int = 1) -> dict:
         template["template"]["settings"]["index"].update(SEGMENT_REPLICATION)
     for name in VECTOR_FIELDS.values():
         template["template"]["mappings"]["properties"][name]["dimension"] = dimension
+    template["template"]["mappings"]["properties"][SENTENCE_FIELD]["properties"]["vec"]["dimension"] = dimension
     return template
 
 
@@ -267,8 +270,11 @@ def acl_level_fields(acl: list[str], inherited: list[list[str]]) -> dict[str, li
     return dict(zip(ACL_LEVEL_FIELDS, levels))
 
 
-def to_source(evidence: dict, vectors: dict[str, list[float]]) -> dict:
+def to_source(evidence: dict, vectors: dict[str, object]) -> dict:
+    """What OpenSearch stores of an evidence: its fields, its ACL levels and its ``vectors``; its sentence view
+    only as the nested sentences and vectors the worker embedded (``SENTENCE_FIELD``), if any."""
     source = dict(evidence)
+    source.pop(SENTENCE_FIELD, None)
     source.update(acl_level_fields(source.get("acl") or [], source.pop("acl_inherited", None) or []))
     source["page_url"] = source["url"]
     term = (source.get("meta") or {}).get("term")

@@ -207,16 +207,21 @@ def say(message: str) -> None:
 
 # -- ingest ----------------------------------------------------------------------------------------
 def indexed_evidence(client, alias: str) -> list:
-    """Every evidence of the alias as the worker wrote it (without its vectors)."""
+    """Every evidence of the alias as the worker wrote it (without its vectors; its sentence view as the texts
+    the worker embedded)."""
+    from core.index import SENTENCE_FIELD
     from ingest.evidence import Evidence
 
     names = {f.name for f in fields(Evidence)}
     items = []
     page = client.search(index=alias, scroll=SCROLL_KEEP, size=SCROLL_SIZE, body={"query": {"match_all": {}}},
-                         _source_excludes=["vec_*"])
+                         _source_excludes=["vec_*", f"{SENTENCE_FIELD}.vec"])
     try:
         while page["hits"]["hits"]:
-            items += [Evidence(**{k: v for k, v in hit["_source"].items() if k in names}) for hit in page["hits"]["hits"]]
+            for hit in page["hits"]["hits"]:
+                source = {k: v for k, v in hit["_source"].items() if k in names}
+                source[SENTENCE_FIELD] = [s["text"] for s in source.get(SENTENCE_FIELD, [])]
+                items.append(Evidence(**source))
             page = client.scroll(scroll_id=page["_scroll_id"], scroll=SCROLL_KEEP)
     finally:
         client.clear_scroll(scroll_id=page["_scroll_id"])

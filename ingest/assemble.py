@@ -14,6 +14,7 @@ from ingest.evidence import Document, Evidence, evidence_id
 from ingest.views import KeywordStats, keywords, summarize
 from text.dates import date_tokens
 from text.detect import detect_language
+from text.sentences import split_sentences
 from text.simhash import page_signature
 from text.lemmas import Lemmatizer
 
@@ -23,6 +24,10 @@ NEIGHBOUR_WORDS = 40  # words of each neighbour in the context: enough to place 
 _DETECT_BLOCKS = 200  # a document's language is told from its first blocks ...
 _DETECT_CHARS = 20000  # ... and their first characters: plenty of words, little time
 _SUMMARY_MIN_WORDS = 40  # a shorter text is its own summary
+# Evidence whose sentences are a view of their own: the leaves a reader meets. A section, a table, a page and a
+# PDF page hold their leaves' sentences again, so embedding theirs would only repeat them.
+_SENTENCE_KINDS = {kinds.PASSAGE, kinds.LIST, kinds.TABLE_ROW, kinds.CODE, kinds.PANEL, kinds.TERM, kinds.PAGE_FACTS}
+SENTENCE_MIN_WORDS = 3  # shorter pieces are headings, labels or list stubs: they say too little to answer
 
 
 def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: str, next_text: str,
@@ -203,6 +208,7 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
     out = _capped(out, parsed, config.max_evidence_per_document, name or doc.doc_id)
 
     _add_views(out, lemmatizer, stats, config, doc)
+    _cap_sentences(out, parsed, config.max_sentences_per_document, name or doc.doc_id)
     return out
 
 
@@ -218,6 +224,21 @@ def _capped(items: list[Evidence], parsed: ParsedDocument, limit: int, name: str
     return [*items[:max(limit - 1, 0)], items[-1]]
 
 
+def _cap_sentences(items: list[Evidence], parsed: ParsedDocument, limit: int, name: str) -> None:
+    """The document's first ``limit`` sentences in reading order keep their place in the sentence view, the later
+    evidence none; a cut is recorded in ``parsed.errors``, naming the file (``name``)."""
+    total = sum(len(item.sentences) for item in items)
+    if total <= limit:
+        return
+    left = limit
+    for item in items:
+        item.sentences = item.sentences[:left]
+        left -= len(item.sentences)
+    parsed.errors.append(f"{name}: the document has {total:,} sentences, over the limit of {limit:,} "
+                         f"(EVIDENT_INGEST_MAX_SENTENCES_PER_DOCUMENT); the last {total - limit:,} were left out of "
+                         "the sentence view: their evidence is indexed and found by its whole text")
+
+
 def _add_views(items: list[Evidence], lemmatizer: Lemmatizer, stats: KeywordStats | None,
                config: IngestConfig, doc: Document) -> None:
     lemma_lists = lemmatizer.lemma_lists([e.context for e in items], doc.lang)
@@ -228,7 +249,16 @@ def _add_views(items: list[Evidence], lemmatizer: Lemmatizer, stats: KeywordStat
     for item, lemmas in zip(items, lemma_lists):
         item.keywords = keywords(item.text, lemmas, doc.lang, stats=stats, top=config.keyword_count,
                                  lemmatizer=lemmatizer)
+        if item.kind in _SENTENCE_KINDS:
+            item.sentences = sentence_view(item.text, doc.title, doc.lang)
         if item.kind in (kinds.SECTION, kinds.PASSAGE, kinds.PDF_PAGE, kinds.PANEL, kinds.LIST) \
                 and word_count(item.text) > _SUMMARY_MIN_WORDS:
             item.summary = summarize(item.text, doc.lang, title=" ".join([doc.title, *item.heading_path]),
                                      max_sentences=config.summary_sentences)
+
+
+def sentence_view(text: str, title: str, lang: str) -> list[str]:
+    """Each distinct sentence of ``text`` of ``SENTENCE_MIN_WORDS`` words or more, after the page's ``title``: a
+    sentence alone rarely names what it is about ("It takes 5 working days"), its page's title does."""
+    kept = dict.fromkeys(s.strip() for s in split_sentences(text, lang) if word_count(s) >= SENTENCE_MIN_WORDS)
+    return [f"{title}: {sentence}" if title else sentence for sentence in kept]

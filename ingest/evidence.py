@@ -75,6 +75,9 @@ class Evidence:
     page: int | None = None  # 1-based PDF page
     keywords: list[str] = field(default_factory=list)
     summary: str = ""
+    # The sentence view: each sentence of a leaf evidence after its page's title ("Acronyms: Row 7 ... CSM ..."),
+    # embedded one by one, so a question can meet the one sentence that answers it (``search.sentences``).
+    sentences: list[str] = field(default_factory=list)
     lemmas: str = ""  # lowercased lookup lemmas of the context, space separated
     meta: dict = field(default_factory=dict)  # kind-specific facts (table/row numbers, OCR confidence, term links)
 

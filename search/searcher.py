@@ -6,11 +6,12 @@ run together beside the two it writes, a German compound it lacks beside its par
 (language, follow-up resolution from the conversation, lemmas, translations: ``query``, ``conversation``) ->
 ``write_bm25`` (the BM25 bodies with the caller's filters, written flat in the tokens of the index's analyzers:
 ``retrievers``, ``flatten``, ``analysis``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the
-question's own words find them: ``conversation``) -> ``build_retrievers`` (BM25 and k-NN query bodies:
-``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or one ``hybrid``
-query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
+question's own words find them: ``conversation``) -> ``embed_question`` -> ``build_retrievers`` (BM25 and k-NN
+query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or
+one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
 ``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder:
-``rerank``) -> ``group`` (by page: ``grouping``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
+``rerank``) -> ``group`` (by page: ``grouping``) -> ``match_sentences`` (the best pages' closest sentences to a
+question read on its own: ``sentences``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
 ``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL
 filter is inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has
 the fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
@@ -42,6 +43,7 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, dense_text
                                msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
+from search.sentences import applies, closeness, gains, sentence_query, with_gains
 from search.spelling import SpellingCorrector, spelled
 from search.vocabulary import CorpusWords
 from text.detect import detect_language
@@ -143,12 +145,14 @@ class Searcher:
         warnings = spelling_warnings + warnings
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
-        retrievers = self.build_retrievers(request, plan, query, bm25)
+        vectors = self.embed_question(plan, query)
+        retrievers = self.build_retrievers(request, plan, query, bm25, vectors)
         retrieved = self.retrieve(plan, retrievers, request.explain)
         fused = self.fuse(plan, retrievers, retrieved, request.explain)
         fused = self.prioritize(plan, query, retrievers, fused)
         fused = self.rerank(plan, query, fused)
         groups = group(fused, plan.group, self.settings.search.page_support)
+        groups = self.match_sentences(request, plan, query, retrievers, vectors, groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
         return SearchResponse(query=request.query,
@@ -228,8 +232,15 @@ class Searcher:
         weights = shown_weights(prior, best["hits"]["max_score"], shown["aggregations"]["pages"]["buckets"])
         return replace(query, resolved=replace(query.resolved, prior_urls=weights))
 
-    def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query,
-                         bm25: Bm25Bodies | None) -> list[Retriever]:
+    def embed_question(self, plan: Plan, query: Query) -> list[list[float]]:
+        """The question's vectors (none for a search without k-NN): the question as read, then its translation
+        into the embedder's language when there is one (``retrievers.dense_texts``)."""
+        if plan.mode not in ("dense", "hybrid"):
+            return []
+        return self.embedder.embed(dense_texts(query, self.settings.embedding.language))
+
+    def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query, bm25: Bm25Bodies | None,
+                         vectors: list[list[float]]) -> list[Retriever]:
         """The BM25 retriever (or the baseline's) first, then a k-NN retriever per embedded text and view."""
         cfg = self.settings.search
         filters = request_filters(request.groups, request.filters)
@@ -238,14 +249,12 @@ class Searcher:
         out = []
         if bm25 is not None:
             out.append(Retriever(bm25.full, cfg.bm25_weight, lexical=True))
-        if plan.mode in ("dense", "hybrid"):
-            model_language = self.settings.embedding.language
-            vectors = self.embedder.embed(dense_texts(query, model_language))
+        if vectors:
             # The ACL alone admits most evidence and is cheaper after the search; a facet or date filter
             # may admit few, and the server-side fusion has no second ask: inside the search then.
             filter_after = len(filters) == 1 and not plan.server_side
-            out += knn_retrievers(vectors, query.lang != model_language, plan.views, plan.depth, filters, cfg,
-                                  filter_after)
+            out += knn_retrievers(vectors, query.lang != self.settings.embedding.language, plan.views, plan.depth,
+                                  filters, cfg, filter_after)
         return out
 
     def retrieve(self, plan: Plan, retrievers: list[Retriever], explain: bool = False) -> Retrieved:
@@ -297,6 +306,25 @@ class Searcher:
             if added and "_parts" in item:
                 fusion.add_part(item, "rerank", added)
         return reranked
+
+    def match_sentences(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
+                        vectors: list[list[float]], groups: list[Group]) -> list[Group]:
+        """The best ``sentence_pages`` pages each lifted by how close its closest sentence comes to the question,
+        up to ``sentence_weight`` rank-one units (``sentences``); pages only, and only for a question read on
+        its own in the embedder's language."""
+        cfg = self.settings.search
+        if (cfg.sentence_weight <= 0 or not vectors or plan.group != "page"
+                or not applies(query.resolved.follow_up, query.lang, self.settings.embedding.language)):
+            return groups
+        best = sorted(groups, key=lambda found: -found.score)[:cfg.sentence_pages]
+        urls = [found.items[0]["_source"]["url"] for found in best]
+        if len(urls) < 2:
+            return groups
+        response = self.client.search(index=self.settings.opensearch.index_alias,
+                                      body=sentence_query(vectors[0], urls,
+                                                          request_filters(request.groups, request.filters)))
+        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
+        return with_gains(groups, gains(closeness(response)), cfg.sentence_weight * unit, request.explain)
 
     def collapse_duplicates(self, request: SearchRequest, plan: Plan, groups: list[Group]) -> list[Group]:
         """Near-duplicate pages folded into one result, the canonical page first (``duplicates``); pages only,

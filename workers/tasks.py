@@ -29,7 +29,7 @@ from opensearchpy.exceptions import ConnectionTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core.embedding import Embedder
-from core.index import VECTOR_FIELDS, connect, delete_documents, replace_document, to_source
+from core.index import SENTENCE_FIELD, VECTOR_FIELDS, connect, delete_documents, replace_document, to_source
 from core.jobs import JobStore
 from core.llm import LLMError, chat_completion
 from core.settings import Settings
@@ -200,6 +200,7 @@ def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] 
     return digest.hexdigest()
 
 
+SENTENCE_VIEW = "sentences"  # the view of a leaf evidence's sentences, one vector each
 VIEW_TEXT = {  # what the embedder reads of an evidence for each view ('' when the evidence lacks the view)
     "context": lambda e: e.context,
     "summary": lambda e: e.summary,
@@ -208,22 +209,30 @@ VIEW_TEXT = {  # what the embedder reads of an evidence for each view ('' when t
 
 
 def embedded_views(settings: Settings) -> tuple[str, ...]:
-    """The views search reads (``search.views``) and those ``embedding.extra_views`` asks for besides: a view
-    nobody searches is not worth the embedder's time, which is most of an ingest's."""
-    return tuple(dict.fromkeys([*settings.search.views, *settings.embedding.extra_views]))
+    """The views search reads (``search.views``, and the sentence view while ``search.sentence_weight`` is
+    above 0) and those ``embedding.extra_views`` asks for besides: a view nobody searches is not worth the
+    embedder's time, which is most of an ingest's."""
+    sentences = [SENTENCE_VIEW] if settings.search.sentence_weight > 0 else []
+    return tuple(dict.fromkeys([*settings.search.views, *sentences, *settings.embedding.extra_views]))
 
 
 def view_texts(items: list[Evidence], views: tuple[str, ...]) -> list[tuple[int, str, str]]:
-    """(evidence position, view, text) for each view an evidence has, in the order they are embedded."""
-    return [(i, view, text) for view in views for i, e in enumerate(items) if (text := VIEW_TEXT[view](e))]
+    """(evidence position, view, text) for each view an evidence has, in the order they are embedded; the
+    sentence view gives one text per sentence."""
+    return [(i, view, text) for view in views for i, e in enumerate(items)
+            for text in (e.sentences if view == SENTENCE_VIEW else [VIEW_TEXT[view](e)]) if text]
 
 
-def embed_views(embedder: Embedder, items: list[Evidence], views: tuple[str, ...]) -> list[dict[str, list[float]]]:
-    """Vectors of ``views`` for each evidence, in one call, so the embedder batches across views."""
-    vectors: list[dict[str, list[float]]] = [{} for _ in items]
+def embed_views(embedder: Embedder, items: list[Evidence], views: tuple[str, ...]) -> list[dict[str, object]]:
+    """Vectors of ``views`` for each evidence, in one call, so the embedder batches across views: a vector per
+    view field, and the sentence view as nested objects of a sentence and its vector (``SENTENCE_FIELD``)."""
+    vectors: list[dict[str, object]] = [{} for _ in items]
     wanted = view_texts(items, views)
-    for (i, view, _text), vector in zip(wanted, embedder.embed([text for _i, _view, text in wanted])):
-        vectors[i][VECTOR_FIELDS[view]] = vector
+    for (i, view, text), vector in zip(wanted, embedder.embed([text for _i, _view, text in wanted])):
+        if view == SENTENCE_VIEW:
+            vectors[i].setdefault(SENTENCE_FIELD, []).append({"text": text, "vec": vector})
+        else:
+            vectors[i][VECTOR_FIELDS[view]] = vector
     return vectors
 
 

@@ -64,3 +64,17 @@ def test_a_pdf_states_its_title_author_and_date_on_its_first_page(lemmatizer):
     [facts] = _facts(file, lemmatizer)
     assert facts.url == "https://files.example.com/travel.pdf#page=1"
     assert facts.text == "Travel and Expense Manual. Created by ACME Finance. Last updated (edited) on 2025-03-01."
+
+
+def test_each_leaf_evidence_states_its_sentences_after_the_page_title(lemmatizer):
+    body = ("<h2>Result</h2><p>The run used compatibility suite CS-11 on 7 machines. The Kestrel IPC-540 failed "
+            "UEFI boot. Fixed.</p><ul><li>Orbis EdgeBox E3 passed every boot configuration</li></ul>")
+    evidence = evidence_for(SourceFile("7.json", _page(body)), IngestConfig(), lemmatizer)[1]
+    by_kind = {e.kind: e for e in evidence}
+    title = "HVX 4.0.1 Release Test Report"
+    assert by_kind[kinds.PASSAGE].sentences == [
+        f"{title}: The run used compatibility suite CS-11 on 7 machines.",
+        f"{title}: The Kestrel IPC-540 failed UEFI boot."]  # "Fixed." says too little to answer anything
+    assert by_kind[kinds.LIST].sentences == [f"{title}: - Orbis EdgeBox E3 passed every boot configuration"]
+    # A section and the whole page hold their leaves' sentences again: none of their own.
+    assert by_kind[kinds.SECTION].sentences == [] and by_kind[kinds.PAGE].sentences == []

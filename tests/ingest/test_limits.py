@@ -158,6 +158,18 @@ def test_evidence_per_document_are_capped_with_a_warning_and_the_page_facts_kept
                     "(blocks, then sections and the whole page) were dropped")
 
 
+
+def test_sentences_per_document_are_capped_in_reading_order_with_a_warning():
+    paragraphs = "".join(f"<h2>Part {i}</h2><p>Section {i} explains topic {i}.</p>" for i in range(40))
+    file = SourceFile("many.html", f"<html><body>{paragraphs}</body></html>".encode())
+    parsed, evidence = evidence_for(file, replace(IngestConfig(), max_sentences_per_document=5), Lemmatizer())
+    embedded = [s for e in evidence for s in e.sentences]
+    assert embedded == [f"many: Section {i} explains topic {i}." for i in range(5)]
+    assert len(evidence) == 40 + 1 + 1  # every evidence is still indexed: only the sentence view stops
+    [note] = parsed.errors
+    assert note.startswith("many.html: the document has 40 sentences, over the limit of 5 "
+                           "(EVIDENT_INGEST_MAX_SENTENCES_PER_DOCUMENT)")
+
 # ------------------------------------------------------------------ malformed Confluence JSON
 
 @pytest.mark.parametrize(("field", "value", "said"), [

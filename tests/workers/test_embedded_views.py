@@ -3,10 +3,10 @@ time is most of an ingest's), and no searched one missing."""
 from __future__ import annotations
 
 from core.embedding import Embedder
-from core.index import VECTOR_FIELDS
+from core.index import SENTENCE_FIELD, VECTOR_FIELDS
 from core.settings import load_settings
 from ingest.evidence import Evidence
-from workers.tasks import embed_views, embedded_views
+from workers.tasks import SENTENCE_VIEW, embed_views, embedded_views
 
 
 def _evidence(summary: str) -> Evidence:
@@ -17,9 +17,11 @@ def _evidence(summary: str) -> Evidence:
 
 def test_only_the_searched_views_are_embedded_unless_asked():
     settings = load_settings(environ={})
-    assert embedded_views(settings) == ("context",) == settings.search.views
+    assert embedded_views(settings) == ("context", SENTENCE_VIEW)  # the views searched, and the sentence stage's
     asked = load_settings(environ={"EVIDENT_SEARCH_VIEWS": "context,keywords", "EVIDENT_EMBEDDING_EXTRA_VIEWS": "summary"})
-    assert embedded_views(asked) == ("context", "keywords", "summary")
+    assert embedded_views(asked) == ("context", "keywords", SENTENCE_VIEW, "summary")
+    off = load_settings(environ={"EVIDENT_SEARCH_SENTENCE_WEIGHT": "0"})
+    assert embedded_views(off) == ("context",)  # the sentence stage off: its view is not worth embedding
 
 
 def test_each_evidence_gets_a_vector_of_each_view_it_has():
@@ -31,3 +33,13 @@ def test_each_evidence_gets_a_vector_of_each_view_it_has():
     assert vectors[0][VECTOR_FIELDS["context"]] == vectors[1][VECTOR_FIELDS["context"]]  # same text, same vector
     assert vectors[0][VECTOR_FIELDS["summary"]] != vectors[0][VECTOR_FIELDS["context"]]
     assert all(len(v) == settings.embedding.dimension for item in vectors for v in item.values())
+
+
+def test_each_sentence_of_an_evidence_gets_its_own_vector_beside_its_text():
+    settings = load_settings(environ={})
+    item = _evidence("")
+    item.sentences = ["Buoys: Reset the buoy sensor first.", "Buoys: Then call the harbour office."]
+    vectors, = embed_views(Embedder(settings.embedding), [item], ("context", SENTENCE_VIEW))
+    nested = vectors[SENTENCE_FIELD]
+    assert [s["text"] for s in nested] == item.sentences
+    assert nested[0]["vec"] != nested[1]["vec"] and all(len(s["vec"]) == settings.embedding.dimension for s in nested)

@@ -1,0 +1,79 @@
+"""The sentence stage: a question read on its own meets the one sentence of a page that answers it.
+
+The context view embeds an evidence whole, with its title, headings and neighbours: right for finding the
+topic, blunt for telling apart two pages on it ("My laptop was stolen on a business trip, who do I contact
+first?" met a page on business contacts before the one on IT tickets). At ingest each leaf evidence's sentences
+are embedded one by one as well (the sentence view, nested objects under ``core.index.SENTENCE_FIELD``). For the
+best pages of a search, one k-NN query over their sentences alone finds each page's closest sentence, and each
+page gains by how close it comes, scaled min-max over those pages as the fusion scales its lists.
+
+Only for a question read on its own and written in the embedder's language (``applies``): a follow-up's own
+words say less than the conversation has established, and the sentence closest to them pulled pages away from
+it; a model of one language reads another poorly. Simulated on each file's dumped rankings (2026-11-29): on
+follow-ups conversations.jsonl raw lost 2-3 turns at every weight, on German questions a turn of each file.
+
+May import ``core`` (the index's field names) and ``search.grouping``.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from core.index import SENTENCE_FIELD
+from search.grouping import Group
+
+# k of the k-NN query: above the sentences of any ten pages, so Lucene compares the question with every sentence
+# the page filter admits (an exact search, which it runs when the filter admits fewer than k) instead of walking
+# the graph, where a filter this narrow would leave most pages unreached.
+SENTENCES_COMPARED = 10_000
+SENTENCE_PART = "sentence_match"  # the part an explained page books the stage's gain to
+
+
+def applies(follow_up: bool, lang: str, model_language: str) -> bool:
+    """Whether the stage reads the question: one read on its own, in the embedder's language (any language
+    when the model reads all: ``model_language`` empty)."""
+    return not follow_up and (not model_language or lang == model_language)
+
+
+def sentence_query(vector: list[float], urls: list[str], filters: list[dict]) -> dict:
+    """Each of ``urls``' closest sentence to ``vector``: the best evidence score per page (``closeness``).
+
+    The page filter sits inside the k-NN query (an exact search over those pages' sentences); the caller's
+    filters around it, as in every retriever, though these pages already passed them."""
+    knn = {f"{SENTENCE_FIELD}.vec": {"vector": vector, "k": SENTENCES_COMPARED,
+                                     "filter": {"terms": {"url": urls}}}}
+    return {"size": 0, "track_total_hits": False,
+            "query": {"bool": {"must": {"nested": {"path": SENTENCE_FIELD, "score_mode": "max",
+                                                   "query": {"knn": knn}}},
+                               "filter": filters}},
+            "aggs": {"pages": {"terms": {"field": "url", "size": len(urls)},
+                               "aggs": {"best": {"max": {"script": {"source": "_score"}}}}}}}
+
+
+def closeness(response: dict) -> dict[str, float]:
+    """Page URL -> its closest sentence's score, from ``sentence_query``'s answer."""
+    return {bucket["key"]: bucket["best"]["value"] for bucket in response["aggregations"]["pages"]["buckets"]}
+
+
+def gains(close: dict[str, float]) -> dict[str, float]:
+    """Each page's closeness scaled min-max to 0..1 over the pages compared; none when they all come as close."""
+    low, high = min(close.values(), default=0.0), max(close.values(), default=0.0)
+    if high <= low:
+        return {}
+    return {url: (score - low) / (high - low) for url, score in close.items()}
+
+
+def with_gains(groups: list[Group], shares: dict[str, float], amount: float, explain: bool) -> list[Group]:
+    """``groups`` with each page's share of ``amount`` added to its score and to its best evidence (booked to
+    ``SENTENCE_PART`` to ``explain``), so the page's parts still add up to its score."""
+    out = []
+    for found in groups:
+        added = amount * shares.get(found.items[0]["_source"]["url"], 0.0)
+        if not added:
+            out.append(found)
+            continue
+        best = {**found.items[0], "_score_fused": found.items[0]["_score_fused"] + added}
+        if explain:
+            best["_parts"] = {**best.get("_parts", {})}
+            best["_parts"][SENTENCE_PART] = best["_parts"].get(SENTENCE_PART, 0.0) + added
+        out.append(replace(found, items=[best, *found.items[1:]], score=found.score + added))
+    return out

@@ -1,0 +1,56 @@
+"""The sentence stage against the real OpenSearch, on the sample corpus ingested through the real worker: a
+question read on its own lifts its best pages by how close each one's closest sentence comes to it."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from search.searcher import Searcher, SearchRequest, Turn
+from search.sentences import SENTENCE_PART
+
+MANUAL_PAGE = "https://files.example.org/field-service-manual.pdf#page=2"
+QUESTION = "How many minutes does the salinity probe stay in the reference solution?"
+
+
+def _gained(response) -> dict[str, float]:
+    return {url: parts.get(SENTENCE_PART, 0.0) for url, parts in response.contributions.items()}
+
+
+@pytest.fixture(scope="module")
+def without_sentences(searcher) -> Searcher:
+    settings = dataclasses.replace(searcher.settings,
+                                   search=dataclasses.replace(searcher.settings.search, sentence_weight=0.0))
+    return Searcher(settings, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon)
+
+
+def test_the_page_holding_the_answering_sentence_gains_most(sample_corpus, searcher, without_sentences):
+    response = searcher.search(SearchRequest(query=QUESTION, explain=True))
+    gained = _gained(response)
+    assert gained[MANUAL_PAGE] > 0 and max(gained, key=gained.get) == MANUAL_PAGE == response.hits[0].url
+    assert min(gained.values()) == 0.0  # the page farthest from the question among those compared gains nothing
+    # Each page's score is the one it had without the stage, plus what the stage booked to it.
+    before = {h.url: h.score for h in without_sentences.search(SearchRequest(query=QUESTION)).hits}
+    for hit in response.hits:
+        if hit.url in before:  # a page lifted into this page of results was below it before
+            assert hit.score == pytest.approx(before[hit.url] + gained.get(hit.url, 0.0), abs=1e-5), hit.url
+    assert SENTENCE_PART not in {p for parts in without_sentences.search(
+        SearchRequest(query=QUESTION, explain=True)).contributions.values() for p in parts}
+
+
+def test_a_follow_up_and_a_german_question_are_left_to_the_other_stages(sample_corpus, searcher):
+    turn = Turn("recalibrate the salinity probe", [{"url": MANUAL_PAGE, "title": "Field Service Manual"}])
+    follow_up = searcher.search(SearchRequest(query="How many minutes does it stay in the solution?",
+                                              history=[turn], explain=True))
+    assert follow_up.hits[0].url == MANUAL_PAGE and not any(_gained(follow_up).values())
+    german = searcher.search(SearchRequest(query="Wie lange muss die Salzgehaltssonde in der Referenzlösung bleiben?",
+                                           explain=True))
+    assert german.hits[0].url == MANUAL_PAGE and not any(_gained(german).values())
+
+
+def test_a_restricted_page_gains_nothing_for_a_caller_who_may_not_read_it(sample_corpus, searcher):
+    question = "What is the salary band of a Field Service Technician T2?"
+    outsider = searcher.search(SearchRequest(query=question, explain=True, k=50))
+    assert all("Salary+Bands" not in url for url in outsider.contributions)
+    insider = searcher.search(SearchRequest(query=question, groups=["hr-team"], explain=True))
+    assert insider.hits[0].url.endswith("Salary+Bands+2025") and _gained(insider)[insider.hits[0].url] > 0
