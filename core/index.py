@@ -238,8 +238,9 @@ def expunge_deleted(client: OpenSearch, alias: str) -> dict:
     """Have OpenSearch rewrite the alias's segments that hold deleted evidence (past the template's
     ``expunge_deletes_allowed``), in the background, so BM25's statistics count the live evidence only: an
     edited or re-ingested page otherwise moves the scores of every page beside it until a merge happens to
-    drop its old copy. Nothing is asked while a force merge still runs. The deleted evidence found, and
-    whether a merge was started; none of either before ``evident init`` made the alias."""
+    drop its old copy. Nothing is asked while a force merge still runs. The deleted documents found (Lucene's
+    count: an evidence and each of its sentences are one each), the live evidence, and whether a merge was
+    started; none of either before ``evident init`` made the alias."""
     if not client.indices.exists_alias(name=alias):
         return {"deleted": 0, "live": 0, "merging": False}
     docs = client.indices.stats(index=alias, metric="docs")["_all"]["primaries"]["docs"]
@@ -247,7 +248,8 @@ def expunge_deleted(client: OpenSearch, alias: str) -> dict:
     started = bool(docs.get("deleted")) and not running
     if started:
         client.indices.forcemerge(index=alias, only_expunge_deletes=True, wait_for_completion=False)
-    return {"deleted": docs.get("deleted", 0), "live": docs.get("count", 0), "merging": started or bool(running)}
+    return {"deleted": docs.get("deleted", 0), "live": client.count(index=alias)["count"],
+            "merging": started or bool(running)}
 
 
 def merge_segments(client: OpenSearch, index: str) -> None:

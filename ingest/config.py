@@ -22,7 +22,7 @@ class IngestConfig:
     max_document_chars: int = 1_000_000  # ~150,000 words, a 500-page manual; ingest costs ~1 min per million
     max_evidence_per_document: int = 5_000  # a 500-page manual makes ~3,000; each costs embeddings and index room
     # Sentences of a document embedded for the sentence view, in reading order: as many as the evidence of a
-    # 500-page manual, so the view at most doubles a document's embeddings (a 20 MB page held ~65,000).
+    # 500-page manual, so the view at most doubles a document's embeddings (a 20 MB page held 16,397).
     max_sentences_per_document: int = 3_000
     max_table_cells: int = 20_000  # rows x columns; 2,000 rows of 10 columns is a data export's size already
     max_nesting_depth: int = 100  # real pages nest < 40 deep; the walker recurses ~3 frames per level (limit 1000)

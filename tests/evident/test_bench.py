@@ -31,7 +31,7 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
         ingest = re.search(rf"ingest: 3 files, 5 pages, (\d+) evidence \(0 files failed\) in {NUMBER} s = "
                            rf"{NUMBER} evidence/s, {NUMBER} pages/s", out)
         assert ingest and int(ingest.group(1)) > 0, out
-        assert re.search(rf"embedder: \d+ texts \(views context\) in {NUMBER} s = \d+% of the ingest; "
+        assert re.search(rf"embedder: \d+ texts \(views context, sentences\) in {NUMBER} s = \d+% of the ingest; "
                          rf"ingest wall / embedder time = {NUMBER}", out), out
         rows = re.findall(rf"^\| (bench|scale) +\| (\d+) +\| (bm25|hybrid) +\| ([14]) +\| 6 +\| 0 +\| "
                           rf"(\d+) +\| (\d+) +\| (\d+) +\| ({NUMBER}) +\|$", out, re.M)
