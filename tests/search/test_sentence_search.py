@@ -58,3 +58,16 @@ def test_a_restricted_page_gains_nothing_for_a_caller_who_may_not_read_it(sample
     assert all("Salary+Bands" not in url for url in outsider.contributions)
     insider = searcher.search(SearchRequest(query=question, groups=["hr-team"], explain=True))
     assert insider.hits[0].url.endswith("Salary+Bands+2025") and _gained(insider)[insider.hits[0].url] > 0
+
+
+def test_an_index_from_before_the_sentence_view_changes_nothing_instead_of_failing(stores):
+    from search.sentences import closeness, sentence_query
+
+    index = "sentenceless-evident-test"
+    stores.indices.create(index=index, body={"mappings": {"properties": {"url": {"type": "keyword"}}}})
+    try:
+        stores.index(index=index, body={"url": MANUAL_PAGE}, refresh=True)
+        answer = stores.search(index=index, body=sentence_query([0.1] * 384, [MANUAL_PAGE, "https://b"], []))
+        assert closeness(answer) == {}
+    finally:
+        stores.indices.delete(index=index)
