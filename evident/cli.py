@@ -272,7 +272,7 @@ def cmd_eval(args, settings: Settings) -> int:
         questions = in_split(load_questions(args.questions), args.split)
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
-    searcher = make_searcher(settings)
+    searcher = make_searcher(settings) if questions else None  # an empty split asks nothing: no model to load
     with tqdm(total=len(questions), unit="q", desc="eval", file=sys.stderr, disable=args.json) as bar:
         outcomes = run(searcher, questions, field_name=args.field, overrides=_overrides(args),
                        progress=lambda n: bar.update(1), conversation=args.conversation, explain=args.misses)
