@@ -17,6 +17,9 @@ from mappings import MAPPINGS_DIR
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
 # The sentence view's vectors: nested objects, a text and its vector each (``search.sentences``).
 SENTENCE_FIELD = "sentences"
+# The multilingual view: a leaf evidence's vector in multilingual-e5-small (``core.multilingual``), whose size is
+# its own (384), not the configured model's.
+MULTILINGUAL_FIELD = "vec_multilingual"
 BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent again; doubles each retry
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node

@@ -179,6 +179,13 @@ class SearchConfig:
     # questions.jsonl completed 0.917 -> 0.934, nothing lost on any file; 0.3 lost a turn of evalsets/.
     sentence_weight: Annotated[float, Field(ge=0)] = 0.2
     sentence_pages: Annotated[int, Field(gt=0)] = 10  # 5 and 20 simulated the same at 0.2; 10 k-NN-compared is cheap
+    # A question read on its own, in any language: each of the best ``multilingual_pages`` pages gains up to this
+    # many rank-one units by how close its closest leaf evidence comes to it in multilingual-e5-small
+    # (``search.multilingual``); 0 turns the stage off and the worker embeds no multilingual view. Simulated on
+    # every file's dumped rankings (2026-11-29), 0.2 to 0.4 gained the same turns of the files tuned on; run on
+    # fresh ingests, 0.3 lost a near tie of questions.jsonl raw (a twin page 0.002 ahead) and 0.2 lost nothing.
+    multilingual_weight: Annotated[float, Field(ge=0)] = 0.2
+    multilingual_pages: Annotated[int, Field(gt=0)] = 10  # 5 and 20 simulated the same
     # Near-duplicate pages (a "Copy of", the same page in a personal space) shown as one result, copies under it.
     collapse_duplicates: bool = True
     # Of 64 SimHash bits (Manku et al. 2007 used 3 on long web pages). Measured on the bench's pages (~250 words):

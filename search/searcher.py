@@ -11,7 +11,8 @@ query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a 
 one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
 ``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder:
 ``rerank``) -> ``group`` (by page: ``grouping``) -> ``match_sentences`` (the best pages' closest sentences to a
-question read on its own: ``sentences``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
+question read on its own: ``sentences``) -> ``match_multilingual`` (the same for their closest leaf evidence in a
+multilingual model, any language: ``multilingual``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
 ``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL
 filter is inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has
 the fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
@@ -28,6 +29,7 @@ from opensearchpy.exceptions import OpenSearchException, RequestError
 
 from core.embedding import Embedder, for_questions
 from core.index import stores_search_fields
+from core.multilingual import MultilingualEmbedder
 from core.settings import Settings
 from search import fusion, present
 from search.analysis import FieldTokens
@@ -43,6 +45,7 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, dense_text
                                msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
+from search import multilingual
 from search.sentences import applies, closeness, gains, sentence_query, with_gains
 from search.spelling import SpellingCorrector, spelled
 from search.vocabulary import CorpusWords
@@ -106,10 +109,11 @@ class Searcher:
 
     def __init__(self, settings: Settings, client: OpenSearch, embedder: Embedder, lemmatizer: Lemmatizer,
                  lexicon: Lexicon | None = None, reranker: Reranker | None = None,
-                 rewriter: QueryRewriter | None = None):
+                 rewriter: QueryRewriter | None = None, multilingual_embedder: MultilingualEmbedder | None = None):
         self.settings = settings
         self.client = client
         self.embedder = embedder
+        self.multilingual_embedder = multilingual_embedder
         self.lemmatizer = lemmatizer
         self.lexicon = lexicon
         self.reranker = reranker
@@ -129,11 +133,14 @@ class Searcher:
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
         return cls(settings, client, Embedder(for_questions(settings.embedding)), Lemmatizer(),
-                   load_lexicon(settings.search.lexicon), load_reranker(settings.rerank), load_rewriter(settings))
+                   load_lexicon(settings.search.lexicon), load_reranker(settings.rerank), load_rewriter(settings),
+                   MultilingualEmbedder(settings.embedding.threads) if settings.search.multilingual_weight > 0 else None)
 
     def warm_up(self) -> None:
         """Load the embedder and the lemmatizer now, so the first user does not wait for them."""
         self.embedder.embed(["warm up"])
+        if self.multilingual_embedder is not None:
+            self.multilingual_embedder.question("warm up")
         content_terms("warm up", "en", self.lemmatizer)
         detect_language("warm up")
 
@@ -153,6 +160,7 @@ class Searcher:
         fused = self.rerank(plan, query, fused)
         groups = group(fused, plan.group, self.settings.search.page_support)
         groups = self.match_sentences(request, plan, query, retrievers, vectors, groups)
+        groups = self.match_multilingual(request, plan, query, retrievers, groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
         return SearchResponse(query=request.query,
@@ -325,6 +333,27 @@ class Searcher:
                                                           request_filters(request.groups, request.filters)))
         unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
         return with_gains(groups, gains(closeness(response)), cfg.sentence_weight * unit, request.explain)
+
+    def match_multilingual(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
+                           groups: list[Group]) -> list[Group]:
+        """The best ``multilingual_pages`` pages each lifted by how close its closest leaf evidence comes to the
+        question in the multilingual model, up to ``multilingual_weight`` rank-one units (``multilingual``);
+        pages only, for a search that reads vectors, and only for a question read on its own."""
+        cfg = self.settings.search
+        if (self.multilingual_embedder is None or plan.group != "page" or plan.mode not in ("dense", "hybrid")
+                or not multilingual.applies(query.resolved.follow_up)):
+            return groups
+        best = sorted(groups, key=lambda found: -found.score)[:cfg.multilingual_pages]
+        urls = [found.items[0]["_source"]["url"] for found in best]
+        if len(urls) < 2:
+            return groups
+        vector = self.multilingual_embedder.question(query.resolved.text)
+        response = self.client.search(index=self.settings.opensearch.index_alias,
+                                      body=multilingual.multilingual_query(
+                                          vector, urls, request_filters(request.groups, request.filters)))
+        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
+        return with_gains(groups, gains(closeness(response)), cfg.multilingual_weight * unit, request.explain,
+                          multilingual.MULTILINGUAL_PART)
 
     def collapse_duplicates(self, request: SearchRequest, plan: Plan, groups: list[Group]) -> list[Group]:
         """Near-duplicate pages folded into one result, the canonical page first (``duplicates``); pages only,

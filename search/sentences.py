@@ -64,9 +64,10 @@ def gains(close: dict[str, float]) -> dict[str, float]:
     return dict(zip(close, min_max(list(close.values()))))
 
 
-def with_gains(groups: list[Group], shares: dict[str, float], amount: float, explain: bool) -> list[Group]:
+def with_gains(groups: list[Group], shares: dict[str, float], amount: float, explain: bool,
+               part: str = SENTENCE_PART) -> list[Group]:
     """``groups`` with each page's share of ``amount`` added to its score and to its best evidence (booked to
-    ``SENTENCE_PART`` to ``explain``), so the page's parts still add up to its score."""
+    ``part`` to ``explain``), so the page's parts still add up to its score."""
     out = []
     for found in groups:
         added = amount * shares.get(found.items[0]["_source"]["url"], 0.0)
@@ -76,6 +77,6 @@ def with_gains(groups: list[Group], shares: dict[str, float], amount: float, exp
         best = {**found.items[0], "_score_fused": found.items[0]["_score_fused"] + added}
         if explain:
             best["_parts"] = {**best.get("_parts", {})}
-            best["_parts"][SENTENCE_PART] = best["_parts"].get(SENTENCE_PART, 0.0) + added
+            best["_parts"][part] = best["_parts"].get(part, 0.0) + added
         out.append(replace(found, items=[best, *found.items[1:]], score=found.score + added))
     return out

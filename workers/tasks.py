@@ -29,8 +29,9 @@ from opensearchpy.exceptions import ConnectionTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core.embedding import Embedder
-from core.index import SENTENCE_FIELD, VECTOR_FIELDS, connect, delete_documents, replace_document, to_source
+from core.index import MULTILINGUAL_FIELD, SENTENCE_FIELD, VECTOR_FIELDS, connect, delete_documents, replace_document, to_source
 from core.jobs import JobStore
+from core.multilingual import MultilingualEmbedder, passage_text
 from core.llm import LLMError, chat_completion
 from core.settings import Settings
 from ingest.blocks import ParseError
@@ -82,6 +83,7 @@ class PipelineContext:
         self.opensearch = connect(settings)
         self.jobs = JobStore.from_url(settings.redis.url)
         self.embedder = Embedder(settings.embedding)
+        self.multilingual = MultilingualEmbedder(settings.embedding.threads)  # the pool's processes use the cores
         self.lemmatizer = Lemmatizer()
 
 
@@ -195,7 +197,7 @@ def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] 
         digest.update(hashlib.sha1(item.data).digest())
         digest.update(json.dumps(item.side_information(), sort_keys=True).encode())
     shaping = [asdict(settings.ingest), settings.embedding.model, settings.embedding.backend,
-               embedded_views(settings), settings.embedding.max_tokens]
+               embedded_views(settings), settings.embedding.max_tokens, settings.search.multilingual_weight > 0]
     digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
 
@@ -236,6 +238,16 @@ def embed_views(embedder: Embedder, items: list[Evidence], views: tuple[str, ...
     return vectors
 
 
+def embed_multilingual(embedder: MultilingualEmbedder, items: list[Evidence], vectors: list[dict[str, object]]) -> None:
+    """The multilingual view (``MULTILINGUAL_FIELD``) added to ``vectors`` for each leaf evidence, those with a
+    sentence view (``ingest.assemble``): a container repeats its leaves' text, and the stage takes a page's
+    closest leaf (``search.multilingual``)."""
+    leaves = [i for i, e in enumerate(items) if e.sentences]
+    texts = [passage_text(items[i].title, items[i].heading_path, items[i].text) for i in leaves]
+    for i, vector in zip(leaves, embedder.passages(texts)):
+        vectors[i][MULTILINGUAL_FIELD] = vector
+
+
 def llm_summaries(settings: Settings, evidence: list[Evidence]) -> list[str]:
     """Let the configured LLM endpoint rewrite the summary view; on failure the extractive one stays.
 
@@ -268,6 +280,8 @@ class EvidenceRefused(RuntimeError):
 
 def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) -> dict:
     vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
+    if ctx.settings.search.multilingual_weight > 0:
+        embed_multilingual(ctx.multilingual, evidence, vectors)
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
     result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
     if result["errors"]:

@@ -33,6 +33,8 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
         assert ingest and int(ingest.group(1)) > 0, out
         assert re.search(rf"embedder: \d+ texts \(views context, sentences\) in {NUMBER} s = \d+% of the ingest; "
                          rf"ingest wall / embedder time = {NUMBER}", out), out
+        leaves = re.search(rf"multilingual embedder: (\d+) leaf evidence in {NUMBER} s = \d+% of the ingest", out)
+        assert leaves and int(leaves.group(1)) > 0, out
         rows = re.findall(rf"^\| (bench|scale) +\| (\d+) +\| (bm25|hybrid) +\| ([14]) +\| 6 +\| 0 +\| "
                           rf"(\d+) +\| (\d+) +\| (\d+) +\| ({NUMBER}) +\|$", out, re.M)
         assert {(index, mode, clients) for index, _n, mode, clients, *_ in rows} == {

@@ -21,7 +21,8 @@ def _gained(response) -> dict[str, float]:
 def without_sentences(searcher) -> Searcher:
     settings = dataclasses.replace(searcher.settings,
                                    search=dataclasses.replace(searcher.settings.search, sentence_weight=0.0))
-    return Searcher(settings, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon)
+    return Searcher(settings, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
+                    multilingual_embedder=searcher.multilingual_embedder)
 
 
 def test_the_page_holding_the_answering_sentence_gains_most(sample_corpus, searcher, without_sentences):

@@ -43,3 +43,16 @@ def test_each_sentence_of_an_evidence_gets_its_own_vector_beside_its_text():
     nested = vectors[SENTENCE_FIELD]
     assert [s["text"] for s in nested] == item.sentences
     assert nested[0]["vec"] != nested[1]["vec"] and all(len(s["vec"]) == settings.embedding.dimension for s in nested)
+
+
+def test_each_leaf_evidence_and_no_container_gets_a_multilingual_vector():
+    from core.index import MULTILINGUAL_FIELD
+    from core.multilingual import MultilingualEmbedder
+    from workers.tasks import embed_multilingual
+
+    leaf, section = _evidence(""), _evidence("")
+    leaf.sentences = ["Buoys: Reset the buoy sensor."]  # a leaf has a sentence view; a container has none
+    vectors = [{}, {}]
+    embed_multilingual(MultilingualEmbedder(), [leaf, section], vectors)
+    assert set(vectors[0]) == {MULTILINGUAL_FIELD} and len(vectors[0][MULTILINGUAL_FIELD]) == 384
+    assert vectors[1] == {}

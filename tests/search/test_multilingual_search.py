@@ -1,0 +1,79 @@
+"""The multilingual stage against the real OpenSearch, on the sample corpus ingested through the real worker: a
+question read on its own, in any language, lifts its best pages by how close each one's closest leaf evidence
+comes to it in multilingual-e5-small."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from core.index import MULTILINGUAL_FIELD
+from search.multilingual import MULTILINGUAL_PART
+from search.searcher import Searcher, SearchRequest, Turn
+
+MANUAL_PAGE = "https://files.example.org/field-service-manual.pdf#page=2"
+GERMAN_QUESTION = "Wie lange muss die Salzgehaltssonde in der Referenzlösung bleiben?"
+OPERATIONS_PAGE = "https://wiki.example.org/spaces/OPS/pages/4456449/TideSense+Operations"
+VACATION_PAGE = "https://wiki.example.org/spaces/HR/pages/4522017/Urlaubsregelung"
+
+
+def _gained(response) -> dict[str, float]:
+    return {url: parts.get(MULTILINGUAL_PART, 0.0) for url, parts in response.contributions.items()}
+
+
+def test_ingest_gives_each_leaf_evidence_a_multilingual_vector_and_no_container(sample_corpus, stores, settings):
+    alias = settings.opensearch.index_alias
+    with_vector = {"exists": {"field": MULTILINGUAL_FIELD}}
+    assert stores.count(index=alias, body={"query": with_vector})["count"] > 0
+    containers = {"bool": {"filter": [with_vector, {"terms": {"kind": ["section", "table", "page", "pdf_page"]}}]}}
+    assert stores.count(index=alias, body={"query": containers})["count"] == 0
+
+
+def test_a_german_question_lifts_the_english_page_that_answers_it_most(sample_corpus, searcher):
+    response = searcher.search(SearchRequest(query="Wer leitet das Betriebsteam?", explain=True))
+    gained = _gained(response)
+    assert response.hits[0].url == OPERATIONS_PAGE and max(gained, key=gained.get) == OPERATIONS_PAGE
+    assert gained[OPERATIONS_PAGE] > 0
+    assert min(gained.values()) == 0.0  # the page farthest from the question among those compared gains nothing
+    for hit in response.hits:  # the stage's gain is booked, so a page's parts still add up to its score
+        assert sum(response.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
+
+
+def test_an_english_question_comes_closest_to_the_german_page_that_answers_it(sample_corpus, searcher):
+    gained = _gained(searcher.search(SearchRequest(query="When does leftover vacation expire?", explain=True)))
+    assert max(gained, key=gained.get) == VACATION_PAGE and gained[VACATION_PAGE] > 0  # "Resturlaub verfällt am"
+
+
+def test_turned_off_or_for_a_follow_up_the_stage_adds_nothing(sample_corpus, searcher):
+    off = dataclasses.replace(searcher.settings,
+                              search=dataclasses.replace(searcher.settings.search, multilingual_weight=0.0))
+    unaided = Searcher.from_settings(off, searcher.client)
+    assert unaided.multilingual_embedder is None
+    plain = unaided.search(SearchRequest(query=GERMAN_QUESTION, explain=True))
+    assert plain.hits and not any(_gained(plain).values())
+    turn = Turn("recalibrate the salinity probe", [{"url": MANUAL_PAGE, "title": "Field Service Manual"}])
+    follow_up = searcher.search(SearchRequest(query="Wie lange bleibt sie in der Lösung?", history=[turn],
+                                              explain=True))
+    assert follow_up.hits[0].url == MANUAL_PAGE and not any(_gained(follow_up).values())
+
+
+def test_a_restricted_page_gains_nothing_for_a_caller_who_may_not_read_it(sample_corpus, searcher):
+    question = "What is the salary band of a Field Service Technician T2?"
+    outsider = searcher.search(SearchRequest(query=question, explain=True, k=50))
+    assert all("Salary+Bands" not in url for url in outsider.contributions)
+    insider = searcher.search(SearchRequest(query=question, groups=["hr-team"], explain=True))
+    assert insider.hits[0].url.endswith("Salary+Bands+2025") and _gained(insider)[insider.hits[0].url] > 0
+
+
+def test_an_index_from_before_the_multilingual_view_changes_nothing_instead_of_failing(stores):
+    from search.multilingual import multilingual_query
+    from search.sentences import closeness
+
+    index = "multilingual-less-evident-test"
+    stores.indices.create(index=index, body={"mappings": {"properties": {"url": {"type": "keyword"}}}})
+    try:
+        stores.index(index=index, body={"url": MANUAL_PAGE}, refresh=True)
+        answer = stores.search(index=index, body=multilingual_query([0.1] * 384, [MANUAL_PAGE, "https://b"], []))
+        assert closeness(answer) == {}
+    finally:
+        stores.indices.delete(index=index)
