@@ -24,6 +24,10 @@ class IngestConfig:
     # Sentences of a document embedded for the sentence view, in reading order: as many as the evidence of a
     # 500-page manual, so the view at most doubles a document's embeddings (a 20 MB page held 16,397).
     max_sentences_per_document: int = 3_000
+    # Leaf evidence of a document embedded for the multilingual view, in reading order: its model takes about 0.2 s
+    # a leaf on one core here, so 500 take 100 s, a sixth of the worker's soft time limit (a 500-page manual's
+    # 3,000 would take all of it); the bench's largest document has under 100.
+    max_multilingual_leaves_per_document: int = 500
     max_table_cells: int = 20_000  # rows x columns; 2,000 rows of 10 columns is a data export's size already
     max_nesting_depth: int = 100  # real pages nest < 40 deep; the walker recurses ~3 frames per level (limit 1000)
     max_label_chars: int = 255  # Confluence's own label limit; OpenSearch refuses a term over 32 KB outright

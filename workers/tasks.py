@@ -238,14 +238,21 @@ def embed_views(embedder: Embedder, items: list[Evidence], views: tuple[str, ...
     return vectors
 
 
-def embed_multilingual(embedder: MultilingualEmbedder, items: list[Evidence], vectors: list[dict[str, object]]) -> None:
-    """The multilingual view (``MULTILINGUAL_FIELD``) added to ``vectors`` for each leaf evidence, those with a
-    sentence view (``ingest.assemble``): a container repeats its leaves' text, and the stage takes a page's
-    closest leaf (``search.multilingual``)."""
+def embed_multilingual(embedder: MultilingualEmbedder, items: list[Evidence], vectors: list[dict[str, object]],
+                       limit: int, name: str) -> list[str]:
+    """The multilingual view (``MULTILINGUAL_FIELD``) added to ``vectors`` for the document's first ``limit`` leaf
+    evidence in reading order, those with a sentence view (``ingest.assemble``): a container repeats its leaves'
+    text, and the stage takes a page's closest leaf (``search.multilingual``). Returns the warning to record,
+    naming the document (``name``), when leaves were left out."""
     leaves = [i for i, e in enumerate(items) if e.sentences]
-    texts = [passage_text(items[i].title, items[i].heading_path, items[i].text) for i in leaves]
+    texts = [passage_text(items[i].title, items[i].heading_path, items[i].text) for i in leaves[:limit]]
     for i, vector in zip(leaves, embedder.passages(texts)):
         vectors[i][MULTILINGUAL_FIELD] = vector
+    if len(leaves) <= limit:
+        return []
+    return [f"{name}: the document has {len(leaves):,} leaf evidence, over the limit of {limit:,} "
+            f"(EVIDENT_INGEST_MAX_MULTILINGUAL_LEAVES_PER_DOCUMENT); the last {len(leaves) - limit:,} were left out "
+            "of the multilingual view: their evidence is indexed and found by its other views"]
 
 
 def llm_summaries(settings: Settings, evidence: list[Evidence]) -> list[str]:
@@ -278,15 +285,19 @@ class EvidenceRefused(RuntimeError):
     be read (the file was read; the index would not take it)."""
 
 
-def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence]) -> dict:
+def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence], name: str) -> dict:
+    """The evidence of one document embedded and written in place of its earlier evidence; the result has the
+    warnings to record (``warnings``), naming the file (``name``)."""
     vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
+    warnings = []
     if ctx.settings.search.multilingual_weight > 0:
-        embed_multilingual(ctx.multilingual, evidence, vectors)
+        warnings = embed_multilingual(ctx.multilingual, evidence, vectors,
+                                      ctx.settings.ingest.max_multilingual_leaves_per_document, name)
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
     result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
     if result["errors"]:
         raise EvidenceRefused(refusal(ctx.settings.opensearch.index_alias, len(sources), result["errors"]))
-    return result
+    return {**result, "warnings": warnings}
 
 
 def refusal(alias: str, count: int, errors: list[str]) -> str:
@@ -326,9 +337,9 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
             require_web_url(file.name, parsed.document.url, settings.ingest.files_base_url)
             claim(ctx, file, parsed.document.doc_id)
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
-        written = write_evidence(ctx, parsed.document.doc_id, evidence)
+        written = write_evidence(ctx, parsed.document.doc_id, evidence, file.name)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
-                      warnings=warnings)
+                      warnings=warnings + written["warnings"])
         doc_ids.append(parsed.document.doc_id)
     if suffix in (".pdf", ".csv"):
         terms, problems = term_evidence(file, targets or [], settings.ingest, ctx.embedder, ctx.lemmatizer)
@@ -336,7 +347,9 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
         for e in terms:
             by_doc.setdefault(e.doc_id, []).append(e)
         for doc_id, group in by_doc.items():
-            result["evidence"] += write_evidence(ctx, doc_id, group)["written"]
+            written = write_evidence(ctx, doc_id, group, file.name)
+            result["evidence"] += written["written"]
+            result["warnings"] += written["warnings"]
             doc_ids.append(doc_id)
         result["warnings"] += [f"index term: {p}" for p in problems]
         result["terms"] = len(terms)

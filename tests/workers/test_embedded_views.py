@@ -45,14 +45,19 @@ def test_each_sentence_of_an_evidence_gets_its_own_vector_beside_its_text():
     assert nested[0]["vec"] != nested[1]["vec"] and all(len(s["vec"]) == settings.embedding.dimension for s in nested)
 
 
-def test_each_leaf_evidence_and_no_container_gets_a_multilingual_vector():
+def test_each_leaf_evidence_and_no_container_gets_a_multilingual_vector_up_to_the_documents_limit():
     from core.index import MULTILINGUAL_FIELD
     from core.multilingual import MultilingualEmbedder
     from workers.tasks import embed_multilingual
 
-    leaf, section = _evidence(""), _evidence("")
-    leaf.sentences = ["Buoys: Reset the buoy sensor."]  # a leaf has a sentence view; a container has none
-    vectors = [{}, {}]
-    embed_multilingual(MultilingualEmbedder(), [leaf, section], vectors)
+    leaf, section, later_leaf = _evidence(""), _evidence(""), _evidence("")
+    leaf.sentences = later_leaf.sentences = ["Buoys: Reset the buoy sensor."]  # a container has no sentence view
+    vectors = [{}, {}, {}]
+    assert embed_multilingual(MultilingualEmbedder(), [leaf, section], vectors[:2], 2, "buoys.html") == []
     assert set(vectors[0]) == {MULTILINGUAL_FIELD} and len(vectors[0][MULTILINGUAL_FIELD]) == 384
     assert vectors[1] == {}
+    vectors = [{}, {}, {}]
+    (warning,) = embed_multilingual(MultilingualEmbedder(), [leaf, section, later_leaf], vectors, 1, "buoys.html")
+    assert MULTILINGUAL_FIELD in vectors[0] and vectors[2] == {}  # the document's first leaves in reading order
+    assert warning.startswith("buoys.html: the document has 2 leaf evidence, over the limit of 1")
+    assert "EVIDENT_INGEST_MAX_MULTILINGUAL_LEAVES_PER_DOCUMENT" in warning and "the last 1 were left out" in warning

@@ -140,10 +140,10 @@ class SyncRun:
             raise ItemError(f"{exc}; not indexed") from exc
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         try:
-            written = write_evidence(self.ctx, parsed.document.doc_id, evidence)
+            written = write_evidence(self.ctx, parsed.document.doc_id, evidence, file.name)
         except EvidenceRefused as exc:  # a mapping conflict, a field too large, a missing alias
             raise ItemError(f"{file.name}: {exc}; not indexed") from exc
-        for warning in warnings:
+        for warning in warnings + written["warnings"]:
             self.record(file.name, f"warning: {warning}")
         return Indexed(parsed.document.doc_id, parsed, written["written"])
 
