@@ -9,7 +9,8 @@ query bodies, the ACL and request filters, running them); ``flatten`` (BM25 writ
 term queries) in the tokens of the index's analyzers (``analysis``); ``fusion`` (min-max, RRF and view-merging
 joiners); ``priors`` (follow-up page, template twins, index-term anchors); ``rerank`` (optional
 cross-encoder); ``grouping`` (by page); ``sentences`` and ``multilingual`` (the best pages lifted by their
-closest sentence, and their closest leaf evidence in a multilingual model); ``duplicates`` (near-duplicate pages folded into one result);
+closest sentence, and their closest leaf evidence in a multilingual model); ``duplicates`` (near-duplicate
+pages folded into one result);
 ``present`` (snippets, hits, facets, paging).
 May import: ``core``, ``text``, ``ingest.evidence`` (evidence kinds); never ``workers``, ``api`` or
 ``evident``.

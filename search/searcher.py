@@ -31,7 +31,7 @@ from core.embedding import Embedder, for_questions
 from core.index import stores_search_fields
 from core.multilingual import MultilingualEmbedder
 from core.settings import Settings
-from search import fusion, present
+from search import fusion, multilingual, present
 from search.analysis import FieldTokens
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
 from search.duplicates import collapse_near_duplicates
@@ -45,7 +45,6 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, dense_text
                                msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.schema import Hit, SearchRequest, SearchResponse, Turn
-from search import multilingual
 from search.sentences import applies, closeness, gains, sentence_query, with_gains
 from search.spelling import SpellingCorrector, spelled
 from search.vocabulary import CorpusWords
@@ -132,9 +131,11 @@ class Searcher:
 
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
+        multilingual_embedder = (MultilingualEmbedder(settings.embedding.threads)
+                                 if settings.search.multilingual_weight > 0 else None)
         return cls(settings, client, Embedder(for_questions(settings.embedding)), Lemmatizer(),
                    load_lexicon(settings.search.lexicon), load_reranker(settings.rerank), load_rewriter(settings),
-                   MultilingualEmbedder(settings.embedding.threads) if settings.search.multilingual_weight > 0 else None)
+                   multilingual_embedder)
 
     def warm_up(self) -> None:
         """Load the embedder and the lemmatizer now, so the first user does not wait for them."""

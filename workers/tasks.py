@@ -29,7 +29,8 @@ from opensearchpy.exceptions import ConnectionTimeout
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from core.embedding import Embedder
-from core.index import MULTILINGUAL_FIELD, SENTENCE_FIELD, VECTOR_FIELDS, connect, delete_documents, replace_document, to_source
+from core.index import (MULTILINGUAL_FIELD, SENTENCE_FIELD, VECTOR_FIELDS, connect, delete_documents,
+                        replace_document, to_source)
 from core.jobs import JobStore
 from core.multilingual import MultilingualEmbedder, passage_text
 from core.llm import LLMError, chat_completion
