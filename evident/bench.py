@@ -270,7 +270,8 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
     leaves = ([passage_text(e.title, e.heading_path, e.text) for e in items if e.sentences]
               if settings.search.multilingual_weight > 0 else [])
     multilingual = MultilingualEmbedder(settings.embedding.threads)  # as the worker runs it
-    multilingual.question("warm up")
+    if leaves:
+        multilingual.question("warm up")  # loading the model is not its work on the leaves
     started = time.perf_counter()
     multilingual.passages(leaves)
     return IngestFigures(files=len(files), pages=count_pages(files), evidence=len(items), failed=status.failed,

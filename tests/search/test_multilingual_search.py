@@ -1,6 +1,7 @@
 """The multilingual stage against the real OpenSearch, on the sample corpus ingested through the real worker: a
 question read on its own, in any language, lifts its best pages by how close each one's closest leaf evidence
-comes to it in multilingual-e5-small."""
+comes to it in multilingual-e5-small. What it shares with the sentence stage (the caller's filters, an index from
+before its view) is tested for both in ``test_sentence_search``."""
 from __future__ import annotations
 
 import dataclasses
@@ -55,25 +56,3 @@ def test_turned_off_or_for_a_follow_up_the_stage_adds_nothing(sample_corpus, sea
     follow_up = searcher.search(SearchRequest(query="Wie lange bleibt sie in der Lösung?", history=[turn],
                                               explain=True))
     assert follow_up.hits[0].url == MANUAL_PAGE and not any(_gained(follow_up).values())
-
-
-def test_a_restricted_page_gains_nothing_for_a_caller_who_may_not_read_it(sample_corpus, searcher):
-    question = "What is the salary band of a Field Service Technician T2?"
-    outsider = searcher.search(SearchRequest(query=question, explain=True, k=50))
-    assert all("Salary+Bands" not in url for url in outsider.contributions)
-    insider = searcher.search(SearchRequest(query=question, groups=["hr-team"], explain=True))
-    assert insider.hits[0].url.endswith("Salary+Bands+2025") and _gained(insider)[insider.hits[0].url] > 0
-
-
-def test_an_index_from_before_the_multilingual_view_changes_nothing_instead_of_failing(stores):
-    from search.multilingual import multilingual_query
-    from search.sentences import closeness
-
-    index = "multilingual-less-evident-test"
-    stores.indices.create(index=index, body={"mappings": {"properties": {"url": {"type": "keyword"}}}})
-    try:
-        stores.index(index=index, body={"url": MANUAL_PAGE}, refresh=True)
-        answer = stores.search(index=index, body=multilingual_query([0.1] * 384, [MANUAL_PAGE, "https://b"], []))
-        assert closeness(answer) == {}
-    finally:
-        stores.indices.delete(index=index)

@@ -1,5 +1,6 @@
 """The sentence stage against the real OpenSearch, on the sample corpus ingested through the real worker: a
-question read on its own lifts its best pages by how close each one's closest sentence comes to it."""
+question read on its own lifts its best pages by how close each one's closest sentence comes to it. The tests
+both closeness stages share (the caller's filters, an index from before the view) run here for both."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,14 +8,15 @@ import dataclasses
 import pytest
 
 from search.searcher import Searcher, SearchRequest, Turn
-from search.sentences import SENTENCE_PART
+from search.multilingual import MULTILINGUAL_PART, multilingual_query
+from search.sentences import SENTENCE_PART, closeness, sentence_query
 
 MANUAL_PAGE = "https://files.example.org/field-service-manual.pdf#page=2"
 QUESTION = "How many minutes does the salinity probe stay in the reference solution?"
 
 
-def _gained(response) -> dict[str, float]:
-    return {url: parts.get(SENTENCE_PART, 0.0) for url, parts in response.contributions.items()}
+def _gained(response, part: str = SENTENCE_PART) -> dict[str, float]:
+    return {url: parts.get(part, 0.0) for url, parts in response.contributions.items()}
 
 
 @pytest.fixture(scope="module")
@@ -53,22 +55,29 @@ def test_a_follow_up_and_a_german_question_are_left_to_the_other_stages(sample_c
     assert german.hits[0].url == MANUAL_PAGE and not any(_gained(german).values())
 
 
-def test_a_restricted_page_gains_nothing_for_a_caller_who_may_not_read_it(sample_corpus, searcher):
+# The two closeness stages (sentences, and leaves in the multilingual model) share their gains' arithmetic and
+# their query's shape: each keeps the caller's filters and tolerates an index from before its field.
+STAGES = {"sentences": (SENTENCE_PART, sentence_query), "multilingual": (MULTILINGUAL_PART, multilingual_query)}
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_restricted_page_gains_nothing_for_a_caller_who_may_not_read_it(sample_corpus, searcher, stage):
+    part = STAGES[stage][0]
     question = "What is the salary band of a Field Service Technician T2?"
     outsider = searcher.search(SearchRequest(query=question, explain=True, k=50))
     assert all("Salary+Bands" not in url for url in outsider.contributions)
     insider = searcher.search(SearchRequest(query=question, groups=["hr-team"], explain=True))
-    assert insider.hits[0].url.endswith("Salary+Bands+2025") and _gained(insider)[insider.hits[0].url] > 0
+    assert insider.hits[0].url.endswith("Salary+Bands+2025") and _gained(insider, part)[insider.hits[0].url] > 0
 
 
-def test_an_index_from_before_the_sentence_view_changes_nothing_instead_of_failing(stores):
-    from search.sentences import closeness, sentence_query
-
-    index = "sentenceless-evident-test"
+@pytest.mark.parametrize("stage", STAGES)
+def test_an_index_from_before_the_stages_view_changes_nothing_instead_of_failing(stores, stage):
+    query = STAGES[stage][1]
+    index = f"{stage}-less-evident-test"
     stores.indices.create(index=index, body={"mappings": {"properties": {"url": {"type": "keyword"}}}})
     try:
         stores.index(index=index, body={"url": MANUAL_PAGE}, refresh=True)
-        answer = stores.search(index=index, body=sentence_query([0.1] * 384, [MANUAL_PAGE, "https://b"], []))
+        answer = stores.search(index=index, body=query([0.1] * 384, [MANUAL_PAGE, "https://b"], []))
         assert closeness(answer) == {}
     finally:
         stores.indices.delete(index=index)
