@@ -171,6 +171,9 @@ class SearchConfig:
     # A word no evidence the caller may read holds, rare in its language, is searched beside the close word the
     # corpus holds (``search.spelling``): "krankmeldng" -> "krankmeldung". Off: the question as typed.
     spelling: bool = True
+    # An acronym of the question searched beside the long form the corpus defines for it, where the pages write
+    # the long form as often as the acronym (``search.acronyms``): "IC?" -> "IC Incident Commander?".
+    acronyms: bool = True
     translation_dense_share: float = 0.5  # weight of the translated question's k-NN, as a share of its view's
     foreign_dense_share: float = 0.5  # weight of the k-NN of a question in another language than the model's
     # A question read on its own (no conversation) and written in the embedder's language: each of the best

@@ -12,6 +12,7 @@ from ingest.chunking import chunk_text, clip_words, word_count
 from ingest.config import IngestConfig
 from ingest.evidence import Document, Evidence, evidence_id
 from ingest.views import KeywordStats, keywords, summarize
+from text.acronyms import definitions, keyword
 from text.dates import date_tokens
 from text.detect import detect_language
 from text.sentences import split_sentences
@@ -19,6 +20,7 @@ from text.simhash import page_signature
 from text.lemmas import Lemmatizer
 
 # Kinds that are a reader's neighbours; table rows, whole-page and term evidence borrow theirs.
+_VERBALIZED = {kinds.TABLE, kinds.TABLE_ROW}  # text written from cells: a row's acronyms are its cells' (``tables``)
 _FLOW_KINDS = {kinds.PASSAGE, kinds.LIST, kinds.TABLE, kinds.CODE, kinds.PANEL}
 NEIGHBOUR_WORDS = 40  # words of each neighbour in the context: enough to place the text, not to drown it
 _DETECT_BLOCKS = 200  # a document's language is told from its first blocks ...
@@ -160,7 +162,7 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
     ordinal: dict[tuple[str, int], int] = {}
 
     def add(kind: str, text: str, heading_path: list[str], page: int | None, meta: dict,
-            section_id: str, prev_text: str, next_text: str) -> None:
+            section_id: str, prev_text: str, next_text: str, defines: list[str] | None = None) -> None:
         position = len(out)
         url = f"{doc.url}#page={page}" if page and doc.source_type == "pdf" else doc.url
         # The id counts evidence of the same kind on the same page, so evidence before an edit keeps its id.
@@ -175,11 +177,15 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             acl_inherited=[list(level) for level in doc.acl_inherited],
             space=doc.space, labels=list(doc.labels), source_type=doc.source_type,
             updated=doc.updated, created=doc.created, page_simhash=signature, page=page, meta=dict(meta),
+            defines=list(defines or []),
         ))
 
+    # Each block states its own definitions; the sections and the page that repeat its text do not count them again.
     for i, b in enumerate(blocks):
-        add(b.kind, b.text, b.heading_path, b.page, b.meta, section_of.get(i, ""),
-            prev_of.get(i, ""), next_of.get(i, ""))
+        meta = {k: v for k, v in b.meta.items() if k != "defines"}
+        add(b.kind, b.text, b.heading_path, b.page, meta, section_of.get(i, ""), prev_of.get(i, ""),
+            next_of.get(i, ""), b.meta.get("defines") or ([] if b.kind in _VERBALIZED else
+                                                          [keyword(*pair) for pair in definitions(b.text)]))
 
     # Section units: a section of more than one block is also indexed whole (chunked when long).
     for sid, members in section_blocks:

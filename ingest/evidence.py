@@ -16,6 +16,10 @@ PDF_PAGE = "pdf_page"
 PAGE = "page"  # a whole wiki or HTML page; a PDF's pages are PDF_PAGE
 TERM = "term"
 PAGE_FACTS = "page_facts"  # what is known about a page itself: title, space, place, who wrote and changed it, when
+# Raised when evidence gains a field or a kind: part of each file's fingerprint (``workers.tasks.fingerprint``),
+# so the next ``evident ingest`` after an upgrade redoes every file instead of keeping evidence without it.
+# 2: ``defines``, the acronyms the evidence defines.
+FORMAT_VERSION = 2
 
 
 @dataclass
@@ -79,6 +83,9 @@ class Evidence:
     # embedded one by one, so a question can meet the one sentence that answers it (``search.sentences``).
     sentences: list[str] = field(default_factory=list)
     lemmas: str = ""  # lowercased lookup lemmas of the context, space separated
+    # The acronyms the evidence defines, as "IC = Incident Commander" (``text.acronyms``): a glossary row's, or
+    # its prose's in parentheses, so a question asking "IC?" also searches the words the pages write out.
+    defines: list[str] = field(default_factory=list)
     meta: dict = field(default_factory=dict)  # kind-specific facts (table/row numbers, OCR confidence, term links)
 
     def to_dict(self) -> dict:

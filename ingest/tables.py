@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 from ingest import evidence as kinds
 from ingest.blocks import Block
+from text.acronyms import cell_definition, keyword
 
 
 @dataclass
@@ -169,6 +170,20 @@ def verbalize(rows: list[list[Cell]], table_no: int) -> tuple[str, list[tuple[in
     return (header_line + " ".join(_sentence(t) for _, t in row_texts)).strip(), row_texts
 
 
+def glossary_definitions(rows: list[list[Cell]]) -> dict[int, list[str]]:
+    """Each body row's acronym definitions as the index stores them (``acronyms.keyword``), by row number as
+    ``verbalize`` numbers them: a cell holding an acronym whose next cell starts with its long form."""
+    matrix = expand_spans(rows)
+    found: dict[int, list[str]] = {}
+    for i, row in enumerate(matrix[header_row_count(matrix):] if matrix else [], start=1):
+        cells = [c.text for c in row if c is not None]
+        pairs = [keyword(name.strip(), long) for name, meaning in zip(cells, cells[1:])
+                 if (long := cell_definition(name, meaning))]
+        if pairs:
+            found[i] = list(dict.fromkeys(pairs))
+    return found
+
+
 def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
@@ -181,9 +196,11 @@ def table_blocks(rows: list[list[Cell]], table_no: int, heading_path: list[str],
     if not text.strip():
         return []
     extra = dict(meta or {})
+    defined = glossary_definitions(rows)
     blocks = [Block(kinds.TABLE, text, list(heading_path), page, {"table_no": table_no, "rows": len(numbered),
                                                                   **extra})]
     for row_no, row_text in numbered:
         blocks.append(Block(kinds.TABLE_ROW, row_text, list(heading_path), page,
-                            {"table_no": table_no, "row_no": row_no, **extra}))
+                            {"table_no": table_no, "row_no": row_no, **extra,
+                             **({"defines": defined[row_no]} if row_no in defined else {})}))
     return blocks

@@ -3,7 +3,8 @@
 Lives here, by role: ``searcher`` (``Searcher``: the request as a short list of named stages) and ``schema``
 (request, turn, hit, response); understanding: ``query`` (language, lemmas, content terms, named codes,
 translation readings through ``lexicon``, in the senses the corpus holds: ``vocabulary``), ``spelling``
-(a mistyped word searched beside the close word the corpus holds) and
+(a mistyped word searched beside the close word the corpus holds), ``acronyms`` (an acronym searched beside
+the long form the corpus defines for it) and
 ``conversation`` (follow-up resolution, ``rewrite`` by an LLM); ``retrievers`` (BM25, k-NN and baseline
 query bodies, the ACL and request filters, running them); ``flatten`` (BM25 written as one flat disjunction of
 term queries) in the tokens of the index's analyzers (``analysis``); ``fusion`` (min-max, RRF and view-merging

@@ -64,6 +64,7 @@ class SearchResponse:
     facets: dict = field(default_factory=dict)
     translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations
     spelling: dict[str, str] = field(default_factory=dict)  # a typo (lower-cased) -> the word searched beside it
+    acronyms: dict[str, str] = field(default_factory=dict)  # an acronym as asked -> the long form searched beside it
     warnings: list[str] = field(default_factory=list)  # an optional stage that failed, and what was done instead
     search_id: str = ""  # the search log's id of this answer, sent back with a click (set by the API)
     # With ``explain``: every ranked page's URL -> each ranked list's and prior's part of its score.

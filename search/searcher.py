@@ -2,7 +2,8 @@
 
 A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
 ``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds, a word
-run together beside the two it writes, a German compound it lacks beside its parts: ``spelling``) -> ``understand``
+run together beside the two it writes, a German compound it lacks beside its parts: ``spelling``) ->
+``expand_acronyms`` (an acronym beside the long form the corpus defines and writes out: ``acronyms``) -> ``understand``
 (language, follow-up resolution from the conversation, lemmas, translations: ``query``, ``conversation``) ->
 ``write_bm25`` (the BM25 bodies with the caller's filters, written flat in the tokens of the index's analyzers:
 ``retrievers``, ``flatten``, ``analysis``) -> ``weigh_shown_pages`` (the earlier pages' prior, by how well the
@@ -32,6 +33,7 @@ from core.index import stores_search_fields
 from core.multilingual import MultilingualEmbedder
 from core.settings import Settings
 from search import fusion, multilingual, present
+from search.acronyms import AcronymExpander, expanded
 from search.analysis import FieldTokens
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
 from search.duplicates import collapse_near_duplicates
@@ -123,6 +125,8 @@ class Searcher:
                                            self.corpus_words or CorpusWords(client, settings.opensearch.index_alias),
                                            lexicon)
                          if settings.search.spelling else None)
+        self.acronyms = (AcronymExpander(client, settings.opensearch.index_alias)
+                         if settings.search.acronyms else None)
         self.field_tokens = FieldTokens(client, settings.opensearch.index_alias)
         # Whether the alias's indices store the fields a search fetches: asked at the first search.
         self.fields_stored: bool | None = None
@@ -149,8 +153,10 @@ class Searcher:
         started = time.perf_counter()
         plan = Plan.of(request, self.settings)
         corrections, spelling_warnings = self.correct_spelling(request, plan)
-        query, warnings = self.understand(request, plan, spelled(request.query, corrections))
-        warnings = spelling_warnings + warnings
+        expansions, acronym_warnings = self.expand_acronyms(request, plan)
+        asked = expanded(spelled(request.query, corrections), expansions)
+        query, warnings = self.understand(request, plan, asked)
+        warnings = spelling_warnings + acronym_warnings + warnings
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
         vectors = self.embed_question(plan, query)
@@ -170,7 +176,7 @@ class Searcher:
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
                               facets=present.facet_counts(ranked), translations=query.translated,
-                              spelling=corrections, warnings=warnings,
+                              spelling=corrections, acronyms=expansions, warnings=warnings,
                               contributions=self.explain(groups) if request.explain else {})
 
     # -- stages ---------------------------------------------------------------------------------
@@ -186,6 +192,17 @@ class Searcher:
         except OpenSearchException as exc:
             log.warning("spelling check failed: %s", exc)
             return {}, [f"spelling check failed ({type(exc).__name__}); searched as typed"]
+
+    def expand_acronyms(self, request: SearchRequest, plan: Plan) -> tuple[dict[str, str], list[str]]:
+        """The question's acronyms and the long forms searched beside them (``acronyms``; none for the baseline),
+        with a warning when OpenSearch would not answer the lookup: the acronyms are then searched as typed."""
+        if self.acronyms is None or plan.mode == "baseline":
+            return {}, []
+        try:
+            return self.acronyms.run(request.query, request.groups), []
+        except (OpenSearchException, RuntimeError) as exc:
+            log.warning("acronym lookup failed: %s", exc)
+            return {}, [f"acronym lookup failed ({type(exc).__name__}); acronyms searched as typed"]
 
     def understand(self, request: SearchRequest, plan: Plan, asked: str) -> tuple[Query, list[str]]:
         """The question's language, its reading with the conversation (``conversation``), its content terms

@@ -36,7 +36,7 @@ from core.multilingual import MultilingualEmbedder, passage_text
 from core.llm import LLMError, chat_completion
 from core.settings import Settings
 from ingest.blocks import ParseError
-from ingest.evidence import Evidence
+from ingest.evidence import FORMAT_VERSION, Evidence
 from ingest.pipeline import evidence_for
 from ingest.views import LLMSummarizer
 from ingest.sources import SourceFile
@@ -198,7 +198,8 @@ def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] 
         digest.update(hashlib.sha1(item.data).digest())
         digest.update(json.dumps(item.side_information(), sort_keys=True).encode())
     shaping = [asdict(settings.ingest), settings.embedding.model, settings.embedding.backend,
-               embedded_views(settings), settings.embedding.max_tokens, settings.search.multilingual_weight > 0]
+               embedded_views(settings), settings.embedding.max_tokens, settings.search.multilingual_weight > 0,
+               FORMAT_VERSION]
     digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
 

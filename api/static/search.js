@@ -24,7 +24,8 @@ async function run(query) {
   const data = await resp.json();
   const results = document.getElementById("results");
   if (!resp.ok) { results.innerHTML = `<p class="error">${esc(data.error || resp.statusText)}</p>`; return; }
-  const spelling = Object.entries(data.spelling || {}).map(([typed, meant]) => `${meant} (for ${typed})`).join(", ");
+  const spelling = Object.entries({...data.spelling, ...data.acronyms})
+    .map(([typed, meant]) => `${meant} (for ${typed})`).join(", ");
   document.getElementById("meta").textContent =
     `${data.total} pages · ${data.took_ms} ms` + (spelling ? ` · also searched for: ${spelling}` : "")
     + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "");

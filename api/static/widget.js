@@ -189,7 +189,7 @@
     list.replaceChildren(...options);
     const plural = earlier.length > 1 ? "s" : "";
     const following = earlier.length ? ` · following ${earlier.length} earlier question${plural}` : "";
-    const spelling = Object.values(data.spelling || {}).join(", ");
+    const spelling = [...Object.values(data.spelling || {}), ...Object.values(data.acronyms || {})].join(", ");
     status.textContent = (data.total ? `${data.total} pages` : "No results.") + following
       + (spelling ? ` · also searched for: ${spelling}` : "")
       + (data.warnings.length ? ` · ${data.warnings[0]}` : "");

@@ -78,3 +78,15 @@ def test_each_leaf_evidence_states_its_sentences_after_the_page_title(lemmatizer
     assert by_kind[kinds.LIST].sentences == [f"{title}: - Orbis EdgeBox E3 passed every boot configuration"]
     # A section and the whole page hold their leaves' sentences again: none of their own.
     assert by_kind[kinds.SECTION].sentences == [] and by_kind[kinds.PAGE].sentences == []
+
+
+def test_a_glossary_row_and_a_passage_state_the_acronyms_they_define_and_nothing_repeats_them(lemmatizer):
+    body = ("<p>Every outage has an Incident Commander (IC) who runs the call.</p>"
+            "<table><tr><th>Acronym</th><th>Meaning</th></tr>"
+            "<tr><td>PCR</td><td>Platform Configuration Register of a TPM</td></tr>"
+            "<tr><td>HVX</td><td>Our hypervisor product</td></tr></table>")
+    evidence = evidence_for(SourceFile("7.json", _page(body)), IngestConfig(), lemmatizer)[1]
+    defining = {e.kind: e.defines for e in evidence if e.defines}
+    assert defining == {kinds.PASSAGE: ["IC = Incident Commander"],
+                        kinds.TABLE_ROW: ["PCR = Platform Configuration Register"]}
+    assert all("defines" not in e.meta for e in evidence)
