@@ -147,7 +147,9 @@ class SearchConfig:
     # Penalty of evidence whose page title names versions, codes or dates, none of them one the query names
     # (a template twin of the page asked for: another release's report, another week's notes), same units.
     twin_penalty: float = 0.5
-    term_weight: float = 1.0  # bonus of an index-term anchor whose term the query names, same units
+    # Bonus of an index-term anchor whose term the query names, same units; an acronym's definition gets it at
+    # the acronym's share of the question squared (``priors.DEFINITION_SHARE_POWER``).
+    term_weight: float = 1.0
     server_side: bool = False  # hybrid query + search pipeline when neural-search runs
     # The language most of the corpus is written in. A question in another language is matched on its
     # content words only (measured on the bench: German P@1 0.815 -> 0.852; for English questions spaCy's

@@ -28,17 +28,7 @@ from opensearchpy import OpenSearch
 
 from search.retrievers import acl_filter, msearch
 from search.vocabulary import KNOWN_SECONDS, KNOWN_WORDS
-from text.acronyms import SEPARATOR, is_acronym
-
-_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?![\w-])")  # "SEV-2" names a level, not the acronym SEV
-# A question names a few acronyms; a pasted log line of capitals would otherwise ask two searches for each word.
-MAX_ACRONYMS = 8
-
-
-def question_acronyms(text: str) -> list[str]:
-    """The acronym-shaped words of ``text`` as written, each once, in order: the first ``MAX_ACRONYMS``."""
-    return list(dict.fromkeys(w for w in _WORD.findall(text) if is_acronym(w)))[:MAX_ACRONYMS]
-
+from text.acronyms import SEPARATOR, question_acronyms
 
 def expanded(text: str, expansions: dict[str, str]) -> str:
     """``text`` with each acronym followed by its long form ("IC Incident Commander?"): the acronym is kept,

@@ -2,8 +2,9 @@
 
 The pages shown for earlier turns get a bonus in the conversation's reading; evidence of a template twin
 (a page whose title names another version, date or code than the query, when a page naming the query's is
-among the candidates) is set back; an index-term anchor whose term the query names is lifted. The weights
-are ``prior_weight``, ``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
+among the candidates) is set back; an index-term anchor whose term the query names is lifted, and so, by how
+much of the question an acronym is, the evidence defining it. The weights are ``prior_weight``,
+``twin_penalty`` and ``term_weight`` of ``SearchConfig``.
 """
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from typing import Callable, Collection
 from core.settings import SearchConfig
 from search.fusion import add_part
 from search.query import Query, identifiers
+from text.acronyms import defined_acronym, question_acronyms
 from text.lemmas import Lemmatizer
+
+# The definition of an acronym is lifted by the acronym's share of the question's terms squared: "What does PCR
+# stand for?" (a half) asks what it means, "Which machines of the HVX compatibility matrix have an fTPM?" (a
+# fifth) only uses it. Measured at the share itself (2026-12-01): conversations.jsonl completed +2 turns, but
+# evalsets and harborlane completed lost three questions that name an acronym among six or seven words.
+DEFINITION_SHARE_POWER = 2
 
 
 def names_a_twin(query_ids: dict[str, set[str]], title_ids: dict[str, set[str]]) -> bool:
@@ -78,6 +86,20 @@ def term_anchor_boost(fused: list[dict], asked: str, bonus: float) -> None:
     _shift(fused, named, "term_bonus")
 
 
+def acronym_share(query: Query) -> float:
+    """What one acronym of the question weighs among the terms searched: its own content terms and the terms
+    the conversation carries. "IC?" after a question about an outage asks about that outage's IC."""
+    return 1.0 / max(1, len(query.lemmas) + len(query.resolved.carried))
+
+
+def definition_boost(fused: list[dict], acronyms: set[str], bonus: float) -> None:
+    """Evidence defining an acronym of ``acronyms`` (its ``defines``: a glossary row, "Incident Commander (IC)")
+    is lifted by ``bonus`` for each: the anchor of what the acronym means."""
+    if acronyms:
+        _shift(fused, lambda src: bonus * len(acronyms & {defined_acronym(d) for d in src.get("defines", [])}),
+               "definition_bonus")
+
+
 def carried_identifiers(carried: dict[str, float], named: dict[str, set[str]], lang: str,
                         lemmatizer: Lemmatizer) -> list[tuple[dict[str, set[str]], float]]:
     """The versions, dates and codes the conversation established of the kinds the question does not name
@@ -101,7 +123,7 @@ def carried_identifiers(carried: dict[str, float], named: dict[str, set[str]], l
 
 def apply_priors(fused: list[dict], query: Query, lemmatizer: Lemmatizer, unit: float,
                  cfg: SearchConfig) -> list[dict]:
-    """The fused list with the three priors added (``unit``: what a first rank is worth), best first. The
+    """The fused list with the priors added (``unit``: what a first rank is worth), best first. The
     template twins are those of what the question names, and at their share of the penalty, of what the
     conversation established and the question leaves unnamed (``carried_identifiers``)."""
     follow_up_prior(fused, query.resolved.prior_urls, cfg.prior_weight * unit)
@@ -110,4 +132,6 @@ def apply_priors(fused: list[dict], query: Query, lemmatizer: Lemmatizer, unit: 
     for carried, share in carried_identifiers(query.resolved.carried, named, query.lang, lemmatizer):
         twin_penalty(fused, carried, cfg.twin_penalty * share * unit)
     term_anchor_boost(fused, query.asked, cfg.term_weight * unit)
+    definition_boost(fused, set(question_acronyms(query.resolved.text)),
+                     cfg.term_weight * acronym_share(query) ** DEFINITION_SHARE_POWER * unit)
     return sorted(fused, key=lambda h: -h["_score_fused"])

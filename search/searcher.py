@@ -10,8 +10,8 @@ run together beside the two it writes, a German compound it lacks beside its par
 question's own words find them: ``conversation``) -> ``embed_question`` -> ``build_retrievers`` (BM25 and k-NN
 query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or
 one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
-``prioritize`` (pages shown earlier, template twins, index terms: ``priors``) -> ``rerank`` (optional cross-encoder:
-``rerank``) -> ``group`` (by page: ``grouping``) -> ``match_sentences`` (the best pages' closest sentences to a
+``prioritize`` (pages shown earlier, template twins, index terms, definitions: ``priors``) -> ``rerank``
+(optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``match_sentences`` (the best pages' closest sentences to a
 question read on its own: ``sentences``) -> ``match_multilingual`` (the same for their closest leaf evidence in a
 multilingual model, any language: ``multilingual``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
 ``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL

@@ -22,6 +22,9 @@ MAX_LONG_WORDS = 8  # beyond this a "long form" is a sentence that happens to ho
 # A one-word long form is this many times the acronym's length at least: "Betriebsrat" for BR is a word the
 # letters abbreviate, "Next" for NX a word that happens to hold them.
 MIN_ONE_WORD_RATIO = 3
+_WORD = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?![\w-])")  # "SEV-2" names a level, not the acronym SEV
+# A question names a few acronyms; a pasted log line of capitals would otherwise ask two searches for each word.
+MAX_ACRONYMS = 8
 SEPARATOR = " = "  # between an acronym and its long form in the index's ``defines`` keyword ("IC = Incident ...")
 _PARENTHESIS = re.compile(r"\(([^()]{1,120})\)")
 _CELL_END = re.compile(r"[:;(,.]")
@@ -31,6 +34,11 @@ _CLAUSE_END = re.compile(r"[:;.!?](?:\s|$)")  # a long form before its parenthes
 def is_acronym(word: str) -> bool:
     """A word shaped like an acronym: letters or digits, starting with a letter, two capitals at least."""
     return bool(_ACRONYM.fullmatch(word)) and sum(c.isupper() for c in word) >= 2
+
+
+def question_acronyms(text: str) -> list[str]:
+    """The acronym-shaped words of ``text`` as written, each once, in order: the first ``MAX_ACRONYMS``."""
+    return list(dict.fromkeys(w for w in _WORD.findall(text) if is_acronym(w)))[:MAX_ACRONYMS]
 
 
 def long_form(acronym: str, candidate: str) -> str:
@@ -62,6 +70,11 @@ def long_form(acronym: str, candidate: str) -> str:
 def keyword(acronym: str, long: str) -> str:
     """A definition as the index stores it: the acronym as written, ``SEPARATOR``, the long form."""
     return f"{acronym}{SEPARATOR}{long}"
+
+
+def defined_acronym(stored: str) -> str:
+    """The acronym of a definition as the index stores it (``keyword``): "IC = Incident Commander" gives "IC"."""
+    return stored.partition(SEPARATOR)[0]
 
 
 def _window(before: str, acronym: str) -> str:

@@ -1,7 +1,8 @@
 """Acronyms through the real worker, OpenSearch and ``Searcher``: a glossary row defines "QRV", a page writes
 only "quay readiness verification", and a question asking "QRV?" finds that page by its words; a definition only
 a restricted page states is not used for a caller who may not read it; an acronym the pages write more often
-than its long form is searched as typed; with the setting off, nothing is expanded."""
+than its long form is searched as typed, and asked what it stands for, gets its definition first; with the
+setting off, nothing is expanded."""
 from __future__ import annotations
 
 import copy
@@ -31,6 +32,7 @@ BOLLARDS = [confluence_page(f"930001{n}", f"Bollard Round {n}", "OPS", [
     f"The MBL of berth {n} is checked on every round and signed by the boatswain."],
     "2023-05-10T09:00:00.000Z", "2024-03-05T09:00:00.000Z") for n in (1, 2)]
 PROCEDURE_URL = f"{WIKI}/spaces/OPS/pages/9300002"
+GLOSSARY_URL = f"{WIKI}/spaces/OPS/pages/9300001"
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +64,12 @@ def test_a_definition_only_a_restricted_page_states_is_used_only_for_its_readers
 
 def test_an_acronym_the_pages_write_more_often_than_its_long_form_is_searched_as_typed(terminal, searcher):
     assert searcher.search(SearchRequest(query="Who signs the MBL?")).acronyms == {}
+
+
+def test_a_question_asking_what_an_acronym_means_gets_the_row_defining_it_first(terminal, searcher):
+    """"MBL" is written on two bollard pages and defined on the glossary; asked what it stands for, the glossary
+    comes first; asked who signs it, a bollard page does."""
+    meaning = searcher.search(SearchRequest(query="What does MBL stand for?", explain=True))
+    assert meaning.hits[0].url == GLOSSARY_URL and meaning.contributions[GLOSSARY_URL]["definition_bonus"] > 0
+    in_passing = searcher.search(SearchRequest(query="Who signs the MBL of berth 2 on the round?"))
+    assert in_passing.hits[0].url == f"{WIKI}/spaces/OPS/pages/9300012"

@@ -1,12 +1,13 @@
-"""The priors on plain fused lists: template twins, index-term anchors, the follow-up page. No services."""
+"""The priors on plain fused lists: template twins, index-term anchors, acronym definitions, the follow-up page.
+No services."""
 from __future__ import annotations
 
 import pytest
 
 from core.settings import SearchConfig
-from search.priors import (apply_priors, asked_for, carried_identifiers, follow_up_prior, names_a_twin,
-                           term_anchor_boost, twin_penalty)
-from search.query import Query, ResolvedQuery, identifiers
+from search.priors import (acronym_share, apply_priors, asked_for, carried_identifiers, definition_boost,
+                           follow_up_prior, names_a_twin, term_anchor_boost, twin_penalty)
+from search.query import Query, ResolvedQuery, content_terms, identifiers
 from text.lemmas import Lemmatizer
 
 
@@ -70,6 +71,38 @@ def test_an_anchor_whose_term_the_query_names_is_lifted_as_a_whole_word():
     assert [it["_score_fused"] for it in fused] == [1.5, 1.5]
     term_anchor_boost(fused, "What is a settlement?", 1.0)  # "set" only inside a word
     assert [it["_score_fused"] for it in fused] == [1.5, 1.5]
+
+
+def test_the_evidence_defining_an_acronym_of_the_question_is_lifted_once_for_each():
+    glossary = {**_item("g", "Acronyms", 0.5), "_parts": {"bm25": 0.5}}
+    glossary["_source"]["defines"] = ["PCR = Platform Configuration Register", "IC = Incident Commander"]
+    prose = _item("p", "Boot Chain", 0.6)  # writes "PCR" without defining it
+    definition_boost([glossary, prose], {"PCR", "TPM"}, 0.25)
+    assert glossary["_score_fused"] == 0.75 and glossary["_parts"]["definition_bonus"] == 0.25
+    assert prose["_score_fused"] == 0.6
+    definition_boost([glossary], {"PCR", "IC"}, 0.25)
+    assert glossary["_score_fused"] == 1.25
+    definition_boost([glossary], {"pcr"}, 0.25)  # an acronym is matched as written, as it is defined
+    assert glossary["_score_fused"] == 1.25
+
+
+def test_a_question_that_is_mostly_an_acronym_lifts_its_definition_more_than_one_that_uses_it_in_passing():
+    lemmatizer = Lemmatizer()
+    defines = ["PCR = Platform Configuration Register"]
+
+    def lift(asked: str, carried: dict[str, float]) -> float:
+        resolved = ResolvedQuery(asked, carried, asked, {}, bool(carried))
+        query = Query(asked, "en", resolved, content_terms(asked, "en", lemmatizer), {})
+        glossary = _item("g", "Acronyms", 0.0)
+        glossary["_source"]["defines"] = defines
+        apply_priors([glossary], query, lemmatizer, 1.0, SearchConfig())
+        return glossary["_score_fused"]
+
+    assert acronym_share(Query("PCR?", "en", ResolvedQuery("PCR?", {"tpm": 1.0}, "", {}, True), ["pcr"], {})) == 0.5
+    meaning = lift("What does PCR stand for?", {})
+    in_passing = lift("Which PCR does the boot loader of the edge gateway extend?", {})
+    after_the_boot_chain = lift("PCR?", {"boot": 1.0, "loader": 1.0, "measure": 0.5})  # "the PCR of that"
+    assert meaning > 4 * in_passing > 0 and meaning >= 4 * after_the_boot_chain > 0
 
 
 def test_the_follow_up_page_gets_its_prior():

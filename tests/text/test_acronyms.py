@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from text.acronyms import cell_definition, definitions, is_acronym, keyword
+from text.acronyms import (MAX_ACRONYMS, cell_definition, defined_acronym, definitions, is_acronym, keyword,
+                           question_acronyms)
 
 
 @pytest.mark.parametrize("word, shaped", [("IC", True), ("fTPM", True), ("eAU", True), ("UEFI", True),
@@ -47,3 +48,18 @@ def test_a_glossary_row_defines_its_acronym_when_the_next_cell_starts_with_the_l
 
 def test_the_index_keeps_a_definition_as_one_keyword():
     assert keyword("IC", "Incident Commander") == "IC = Incident Commander"
+
+
+def test_the_acronyms_of_a_question_are_its_acronym_shaped_words_as_written():
+    assert question_acronyms("IC? And who was IC during the SEV-2 on the fTPM boards, is it OK?") == ["IC", "fTPM", "OK"]
+    assert question_acronyms("who owns it?") == []  # "it" is a word, not IT
+
+
+def test_a_line_of_capitals_asks_about_its_first_few_acronyms_only():
+    pasted = " ".join(f"ERR{n}X" for n in range(50))
+    assert question_acronyms(pasted) == [f"ERR{n}X" for n in range(MAX_ACRONYMS)]
+
+
+def test_the_acronym_of_a_stored_definition_is_what_precedes_the_separator():
+    assert defined_acronym(keyword("IC", "Incident Commander")) == "IC"
+    assert defined_acronym(keyword("fTPM", "Firmware TPM = on-chip")) == "fTPM"
