@@ -1,4 +1,5 @@
-"""Acronyms a text defines: "Incident Commander (IC)", "RTO (recovery time objective)", a glossary row.
+"""Acronyms a text defines: "Incident Commander (IC)", "RTO (recovery time objective)", a glossary row; and the
+acronyms a question names (``question_acronyms``).
 
 ``definitions`` finds the two ways prose defines an acronym, the long form before the parenthesis or after it;
 ``cell_definition`` reads a glossary table's row, the acronym in one cell and its meaning starting the next. Both
