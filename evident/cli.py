@@ -8,6 +8,8 @@ import sys
 import time
 from dataclasses import asdict
 
+from opensearchpy.exceptions import OpenSearchException
+
 from core.settings import PROJECT_ROOT, Settings, load_settings
 from evident import bench, jobs_cli, sources_cli
 
@@ -22,6 +24,14 @@ API_SEARCH_TIMEOUT = 30  # seconds `evident search` waits for the running API: a
 def _fail(message: str, code: int = 1) -> int:
     print(f"evident: {message}", file=sys.stderr)
     return code
+
+
+def opensearch_reason(exc: OpenSearchException) -> str:
+    """What OpenSearch said, as it said it (``error.reason`` of its answer), else the exception itself: a
+    refused request's own words name the cause ("index template [x] has index patterns ... matching ...")."""
+    info = getattr(exc, "info", None)
+    error = info.get("error") if isinstance(info, dict) else None
+    return error["reason"] if isinstance(error, dict) and error.get("reason") else str(exc)
 
 
 # -- services --------------------------------------------------------------------------------------
@@ -422,6 +432,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args, settings)
     except KeyboardInterrupt:
         return 130
+    except OpenSearchException as exc:  # unreachable or refusing: one line naming the node and the cause
+        return _fail(f"OpenSearch at {settings.opensearch.url}: {opensearch_reason(exc)}")
 
 
 if __name__ == "__main__":

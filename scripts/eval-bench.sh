@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The README's ranking figures, reproduced: the bench alone in its own index, ingested by its own worker from a
+# Redis database of its own (so from empty keyword statistics, and without the demo's sample pages competing),
+# then every question file evaluated, with the naive baseline beside the conversation reading; the same for
+# evalsets/harborlane, another organisation's wiki. Needs the stack running (`make demo` or `evident services
+# up`); about ten minutes on two cores. The indices stay (aliases evalbench and evalharbor) for `evident eval
+# --misses` afterwards, with EVIDENT_OPENSEARCH_INDEX_ALIAS set to one of them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH=${BENCH:-../shared/bench}
+read -r REDIS_PORT STACK_REDIS_URL < <(.venv/bin/python -c \
+    "from core.settings import load_settings; s = load_settings(); print(s.services.redis_port, s.redis.url)")
+export EVIDENT_REDIS_URL="redis://127.0.0.1:${REDIS_PORT}/${EVAL_REDIS_DB:-7}"
+if [ "$EVIDENT_REDIS_URL" = "$STACK_REDIS_URL" ]; then  # its database is emptied below: never the stack's own
+    echo "eval-bench: EVAL_REDIS_DB is the stack's Redis database ($STACK_REDIS_URL); choose another" >&2
+    exit 2
+fi
+eval_=(.venv/bin/evident eval)
+
+ingest() {  # alias, folders...: a fresh ingest into the alias by a worker of its own, stopped afterwards
+    local alias=$1; shift
+    export EVIDENT_OPENSEARCH_INDEX_ALIAS=$alias
+    .venv/bin/python -c "from core.jobs import JobStore; import os; JobStore.from_url(os.environ['EVIDENT_REDIS_URL']).clear_database()"
+    .venv/bin/evident worker --hostname "$alias@%h" > "/tmp/evident-worker-$alias.log" 2>&1 &
+    local worker=$!
+    .venv/bin/evident ingest --force "$@" || { kill "$worker"; exit 1; }
+    kill "$worker"; wait "$worker" 2>/dev/null || true
+}
+
+table() {  # title, eval arguments...
+    echo; echo "== $1"; shift
+    "${eval_[@]}" "$@"
+}
+
+ingest evalbench "$BENCH/wiki/pages" "$BENCH/pdf"
+for file in questions conversations; do
+    table "$file.jsonl, raw question with history" "$BENCH/$file.jsonl" --field question
+    table "$file.jsonl, completed question" "$BENCH/$file.jsonl" --field completed_question
+    table "$file.jsonl, naive baseline (previous question prepended)" "$BENCH/$file.jsonl" --field question \
+        --conversation prev-question
+done
+table "evalsets/talvik-standalone.jsonl" evalsets/talvik-standalone.jsonl --field question
+table "evalsets/talvik-conversations.jsonl, raw" evalsets/talvik-conversations.jsonl --field question
+table "evalsets/talvik-conversations.jsonl, completed" evalsets/talvik-conversations.jsonl --field completed_question
+table "evalsets/talvik-conversations.jsonl, naive baseline" evalsets/talvik-conversations.jsonl --field question \
+    --conversation prev-question
+
+HARBOR=evalsets/harborlane
+ingest evalharbor "$HARBOR/pages"
+table "harborlane, raw" "$HARBOR/harborlane-conversations.jsonl" --field question
+table "harborlane, completed" "$HARBOR/harborlane-conversations.jsonl" --field completed_question
+table "harborlane, naive baseline" "$HARBOR/harborlane-conversations.jsonl" --field question --conversation prev-question
