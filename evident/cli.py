@@ -433,7 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except OpenSearchException as exc:  # unreachable or refusing: one line naming the node and the cause
-        return _fail(f"OpenSearch at {settings.opensearch.url}: {opensearch_reason(exc)}")
+        from core.urls import redact  # a URL's user:password never reaches the terminal or a log
+
+        return _fail(redact(f"OpenSearch at {settings.opensearch.url}: {opensearch_reason(exc)}"))
 
 
 if __name__ == "__main__":

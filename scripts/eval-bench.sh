@@ -15,21 +15,25 @@ if [ "$EVIDENT_REDIS_URL" = "$STACK_REDIS_URL" ]; then  # its database is emptie
     echo "eval-bench: EVAL_REDIS_DB is the stack's Redis database ($STACK_REDIS_URL); choose another" >&2
     exit 2
 fi
-eval_=(.venv/bin/evident eval)
+worker=""
+trap '[ -n "$worker" ] && kill "$worker" 2>/dev/null' EXIT  # a failed ingest or Ctrl-C leaves no worker behind
 
 ingest() {  # alias, folders...: a fresh ingest into the alias by a worker of its own, stopped afterwards
     local alias=$1; shift
     export EVIDENT_OPENSEARCH_INDEX_ALIAS=$alias
-    .venv/bin/python -c "from core.jobs import JobStore; import os; JobStore.from_url(os.environ['EVIDENT_REDIS_URL']).clear_database()"
+    .venv/bin/python -c "import os, sys, redis; from core.jobs import JobStore
+try: JobStore.from_url(os.environ['EVIDENT_REDIS_URL']).clear_database()
+except redis.RedisError as exc: sys.exit(f'eval-bench: Redis does not answer ({exc}); start the stack: make demo')"
     .venv/bin/evident worker --hostname "$alias@%h" > "/tmp/evident-worker-$alias.log" 2>&1 &
-    local worker=$!
-    .venv/bin/evident ingest --force "$@" || { kill "$worker"; exit 1; }
+    worker=$!
+    .venv/bin/evident ingest --force "$@"
     kill "$worker"; wait "$worker" 2>/dev/null || true
+    worker=""
 }
 
 table() {  # title, eval arguments...
     echo; echo "== $1"; shift
-    "${eval_[@]}" "$@"
+    .venv/bin/evident eval "$@"
 }
 
 ingest evalbench "$BENCH/wiki/pages" "$BENCH/pdf"

@@ -30,6 +30,7 @@ from search.retrievers import acl_filter, msearch
 from search.vocabulary import KNOWN_SECONDS, KNOWN_WORDS
 from text.acronyms import SEPARATOR, question_acronyms
 
+
 def expanded(text: str, expansions: dict[str, str]) -> str:
     """``text`` with each acronym followed by its long form ("IC Incident Commander?"): the acronym is kept,
     so a page that writes it still matches it."""

@@ -188,14 +188,16 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
 
 
 def test_opensearch_unreachable_or_refusing_is_one_line_naming_the_node_and_the_cause():
-    """Nothing listens on port 9: ``init`` waits its 30 s for a node just started, then says so in one line."""
+    """Nothing listens on port 9: ``init`` waits its 30 s for a node just started, then says so in one line,
+    without the URL's password."""
     from opensearchpy.exceptions import RequestError
 
     from evident.cli import opensearch_reason
 
-    result = evident("init", env={"EVIDENT_OPENSEARCH_URL": "http://127.0.0.1:9",
+    result = evident("init", env={"EVIDENT_OPENSEARCH_URL": "http://admin:s3cret@127.0.0.1:9",
                                   "EVIDENT_OPENSEARCH_MAX_RETRIES": "0"})
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert result.stderr.startswith("evident: OpenSearch at http://127.0.0.1:9: ")
+    assert result.stderr.startswith("evident: OpenSearch at http://admin:***@127.0.0.1:9: ")
+    assert "s3cret" not in result.stderr
     refused = RequestError(400, "illegal_argument_exception", {"error": {"reason": "index template [b] overlaps [a]"}})
     assert opensearch_reason(refused) == "index template [b] overlaps [a]"
