@@ -7,13 +7,14 @@ secret or a token.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, request
 from spectree import Response
 
-from api.schema import Error, Listing, Record, Retry, SummaryParams, spec
+from api.schema import ADMINS, ANYONE, Error, Listing, Record, Retry, SummaryParams, spec
 from api.search import current_caller
 from core.index import evidence_stats
 from core.jobs import INGEST_QUEUE
@@ -50,14 +51,16 @@ def _no_job(job_id: str):
 
 
 @admin.get("/api/ingest/jobs")
-@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"],
+               operation_id="listJobs", security=ADMINS)
 def jobs():
     """Recent ingest jobs with their counts."""
     return jsonify([_job_record(j) for j in _jobs().recent_jobs()])
 
 
 @admin.get("/api/ingest/jobs/<job_id>")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+               operation_id="getJob", security=ADMINS)
 def job(job_id: str):
     """One ingest job, with its recorded errors (file and reason)."""
     status = _jobs().status(job_id)
@@ -65,7 +68,8 @@ def job(job_id: str):
 
 
 @admin.post("/api/admin/jobs/<job_id>/cancel")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+               operation_id="cancelJob", security=ADMINS)
 def cancel_job(job_id: str):
     """Cancel an ingest job: its files no worker has taken yet are skipped and counted as cancelled; the ones in
     hand finish. Answers the job (``state`` cancelling, then cancelled); cancelling again changes nothing."""
@@ -74,14 +78,16 @@ def cancel_job(job_id: str):
 
 
 @admin.get("/api/ingest/errors")
-@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"],
+               operation_id="listErrors", security=ADMINS)
 def errors():
     """The last recorded ingest errors of any job."""
     return jsonify(_jobs().recent_errors())
 
 
 @admin.get("/api/ingest/queue")
-@spec.validate(resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"],
+               operation_id="getQueue", security=ADMINS)
 def queue():
     """Files waiting in the ingest queue and per-task metrics."""
     store = _jobs()
@@ -90,36 +96,42 @@ def queue():
 
 @admin.post("/api/ingest/retry")
 @spec.validate(json=Retry, resp=Response(HTTP_200=Record, HTTP_404=Error, HTTP_410=Error, HTTP_422=Error, **REFUSED),
-               tags=["admin"])
+               tags=["admin"],
+               operation_id="retryFile", security=ADMINS)
 def retry():
     """Queue a file again that a job recorded an error for: read here, on the API's machine, from the path it
-    was submitted from, and sent with its bytes. 404: no such error recorded; 410: the file is no longer
-    there; 422: it cannot be read or sent (over the size limit)."""
+    was submitted from, through the same checks as its first ingest (a regular file inside its folder, not
+    reached through a symlink out of it), and sent with its bytes. 404: no such error recorded; 410: the file is
+    no longer there; 422: it is refused, cannot be read or cannot be sent (over the size limit), recorded as an
+    error of the job naming the file and the reason."""
     body: Retry = request.context.json
     store = _jobs()
     failed = next((e for e in store.recent_errors() if e.get("job") == body.job and e.get("file") == body.file), None)
     if failed is None:
         return jsonify({"error": f"no recorded error of {body.file!r} in job {body.job!r} to retry", "errors": []}), 404
     origin = failed.get("path") or store.origin(body.job, body.file)
-    if not origin or not Path(origin).is_file():
+    if not origin or not os.path.lexists(origin):  # a symlink there now is the gate's to judge, below
         where = f"at {origin}" if origin else "where it was submitted from (no longer recorded)"
         return jsonify({"error": f"cannot retry {body.file!r}: the file is no longer {where} on the API's machine; "
                                  "ingest its folder again from where it is now", "errors": []}), 410
     try:
         job_id = queue_again(current_app.extensions["evident"]["celery"], store, CorpusFile(Path(origin), body.file))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # each names the file and the reason
+        store.record_error(body.job, body.file, f"retry refused: {exc}", origin)
         return jsonify({"error": f"cannot retry {body.file!r}: {exc}", "errors": []}), 422
     return jsonify({"job_id": job_id, "file": body.file})
 
 
 @admin.get("/api/admin/summary")
-@spec.validate(query=SummaryParams, resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"])
+@spec.validate(query=SummaryParams, resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"],
+               operation_id="getSummary", security=ADMINS)
 def summary():
     """Everything the console shows: the index, the queue (now, and per minute over the last hours), recent jobs
     and errors, search analytics."""
     ev, store = current_app.extensions["evident"], _jobs()
     store.record_activity()  # the queue is sampled when an admin looks, not only when a task ends
     return jsonify({"index": evidence_stats(ev["opensearch"], ev["settings"]),
+                    "alias": ev["settings"].opensearch.index_alias,  # which index this console serves
                     "queue": {"queue": INGEST_QUEUE, "waiting": store.queue_length(), "minutes": store.activity()},
                     "jobs": [_job_record(j) for j in store.recent_jobs()],
                     "errors": store.recent_errors(),
@@ -129,7 +141,8 @@ def summary():
 
 
 @admin.get("/admin")
-@spec.validate(resp=Response("HTTP_200"), tags=["admin"])
+@spec.validate(resp=Response("HTTP_200"), tags=["admin"],
+               operation_id="adminConsole", security=ANYONE)
 def console():
     """The admin console (HTML); it asks the endpoints above for its figures."""
     with open(f"{current_app.static_folder}/admin.html", "rb") as page_file:

@@ -17,7 +17,25 @@ REASON_CHARS = 200  # enough to say what was wrong with a value without echoing 
 
 
 class BadRequest(ValueError):
-    """A request the schema admits but a setting or a rule refuses; the message names the parameter."""
+    """A request the schema admits but a setting or a rule refuses: a 400 naming the parameter and the reason."""
+
+    status = 400
+
+    def __init__(self, parameter: str, reason: str):
+        super().__init__(f"{parameter}: {reason}")
+        self.parameter, self.reason = parameter, reason
+
+
+class UnsupportedBody(BadRequest):
+    """A body of another media type (or none) where the endpoint takes JSON."""
+
+    status = 415
+
+
+class PayloadTooLarge(BadRequest):
+    """A body over ``[api] max_body_bytes``."""
+
+    status = 413
 
 
 def parameter_name(location: tuple | list) -> str:
@@ -48,8 +66,9 @@ def refused(method: str, path: str, status: int, reason: str) -> None:
 def install(app: Flask) -> None:
     @app.errorhandler(BadRequest)
     def bad_request(exc: BadRequest):
-        refused(request.method, request.path, 400, str(exc))
-        return jsonify({"error": str(exc), "errors": []}), 400
+        refused(request.method, request.path, exc.status, str(exc))
+        return jsonify({"error": str(exc), "errors": [{"parameter": exc.parameter,
+                                                      "reason": exc.reason[:REASON_CHARS]}]}), exc.status
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException):

@@ -15,8 +15,10 @@ The mode comes from settings (``[auth] mode``, ``EVIDENT_AUTH_MODE``), never fro
 
 A claim that fails verification (no or wrong signature, stale, expired, wrong issuer) is refused: the
 caller is served as anonymous and ``Caller.refused`` says why, so search answers with public results
-and a warning, and admin endpoints answer 401. Users are principals beside groups: evidence restricted
-to a user carries ``user:<id>`` in its ACL.
+and a warning, and admin endpoints answer 401. Users are principals beside groups, each in its own namespace
+(``ingest.principals``): the user asserted (the token's ``user_claim``, ``X-Evident-User``) is ``user:<id>``,
+and every name in the groups claim or header is a group, whatever it spells, so a group claim of ``user:abc``
+is the group ``group:user:abc`` and never reads what is restricted to user abc.
 """
 from __future__ import annotations
 
@@ -24,18 +26,18 @@ import hashlib
 import hmac
 import time
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, get_args
 
 import jwt
 
-from core.settings import AuthConfig
+from core.settings import AuthConfig, AuthMode
+from ingest.principals import principals as principals_of
 
 USER_HEADER = "X-Evident-User"
 GROUPS_HEADER = "X-Evident-Groups"
 TIMESTAMP_HEADER = "X-Evident-Timestamp"
 SIGNATURE_HEADER = "X-Evident-Signature"
-USER_PRINCIPAL_PREFIX = "user:"
-MODES = ("none", "jwt", "signed-header")
+MODES = get_args(AuthMode)
 
 
 @dataclass(frozen=True)
@@ -52,8 +54,9 @@ class Caller:
         return self.user is None and not self.groups and not self.by_admin_token
 
     def principals(self) -> list[str]:
-        """What an evidence ACL is matched against: the groups and ``user:<id>``."""
-        return list(self.groups) + ([USER_PRINCIPAL_PREFIX + self.user] if self.user else [])
+        """What an evidence ACL is matched against: the groups and the user, each in its namespace (the kind
+        from the claim it came in, never from the name)."""
+        return principals_of(self.groups, [self.user] if self.user else [])
 
 
 ANONYMOUS = Caller()

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response
 
 from api.admin import REFUSED, admins_only
-from api.schema import Error, Listing, Record, spec
+from api.schema import ADMINS, Error, Listing, Record, spec
 from core.jobs import JobStore
 from core.sources import SourceStore
 from workers.sync import registry
@@ -50,7 +50,8 @@ def _missing(name: str):
 
 
 @sources.get("/api/admin/sources")
-@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"],
+               operation_id="listSources", security=ADMINS)
 def listing():
     """Every source with its registration, last sync (started, finished, counts), the one under way, the next."""
     store = _store()
@@ -58,11 +59,14 @@ def listing():
 
 
 @sources.post("/api/admin/sources")
-@spec.validate(json=NewSource, resp=Response(HTTP_201=Record, HTTP_400=Error, **REFUSED), tags=["admin"])
+@spec.validate(json=NewSource, resp=Response(HTTP_201=Record, HTTP_400=Error, **REFUSED), tags=["admin"],
+               operation_id="addSource", security=ADMINS)
 def add():
     """Register (or replace) a source; its options are checked and no secret is kept."""
     body: NewSource = request.context.json
+    allowed = current_app.extensions["evident"]["settings"].sources.allowed_private_hosts
     try:
+        registry.refuse_private_urls(body.options, allowed)
         entry = registry.register(_store(), body.name, body.kind, dict(body.options), body.every)
     except ValueError as exc:
         return jsonify({"error": f"source {body.name!r}: {exc}", "errors": []}), 400
@@ -70,7 +74,8 @@ def add():
 
 
 @sources.get("/api/admin/sources/<name>")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+               operation_id="getSource", security=ADMINS)
 def one(name: str):
     """One source as the list shows it."""
     entry = _store().get(name)
@@ -78,7 +83,8 @@ def one(name: str):
 
 
 @sources.post("/api/admin/sources/<name>/sync")
-@spec.validate(query=SyncParams, resp=Response(HTTP_202=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+@spec.validate(query=SyncParams, resp=Response(HTTP_202=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+               operation_id="syncSource", security=ADMINS)
 def sync(name: str):
     """Queue the source's sync now (it continues one cut short; ``full`` starts from nothing)."""
     if _store().get(name) is None:
@@ -89,9 +95,10 @@ def sync(name: str):
 
 
 @sources.delete("/api/admin/sources/<name>")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"])
+@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+               operation_id="removeSource", security=ADMINS)
 def remove(name: str):
-    """Forget the source; its documents leave the index."""
+    """Forget the source; its documents leave the index, and a sync of it under way stops at its next request."""
     if _store().get(name) is None:
         return _missing(name)
     ev = current_app.extensions["evident"]

@@ -13,11 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Callable, Literal, get_origin, get_type_hints
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, Field, TypeAdapter, ValidationError
 
+from core.addresses import AllowedHosts
 from ingest.config import IngestConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def allowed_hosts_entries(entries: tuple[str, ...]) -> tuple[str, ...]:
+    """``sources.allowed_private_hosts`` checked at load: each entry a host name, an IP address or a network."""
+    AllowedHosts.parse(entries)
+    return entries
 
 
 @dataclass
@@ -28,6 +35,9 @@ class OpenSearchConfig:
     timeout: int = 60
     max_retries: int = 5
     bulk_chunk_size: int = 200
+    # Seconds a command waits for a node still starting (run just after `evident services up`: the node takes
+    # 10-30 s to listen) before it says it cannot reach it.
+    start_wait: Annotated[int, Field(ge=0)] = 30
 
 
 @dataclass
@@ -115,13 +125,23 @@ class LLMConfig:
     rewrite_queries: bool = True  # false: the endpoint writes summaries only
 
 
+# The values of the enum-like settings, as the code that reads them knows them: any other is an error at load
+# naming the setting and these, not a silent fallback. Search modes and grouping (``search.searcher``; baseline
+# is plain BM25 over whole page text, for comparison), fusions (``search.fusion.fuse``), auth modes
+# (``api.identity``).
+SearchMode = Literal["bm25", "dense", "hybrid", "baseline"]
+FusionMethod = Literal["rrf", "minmax", "merge"]
+PageGrouping = Literal["page", "none"]
+AuthMode = Literal["none", "jwt", "signed-header"]
+
+
 @dataclass
 class SearchConfig:
-    mode: str = "hybrid"  # bm25 | dense | hybrid
+    mode: SearchMode = "hybrid"
     # rrf | minmax | merge. Measured on the bench: min-max keeps how far BM25's best match leads, so a German
     # page that matches a German question word for word is not outranked by an English page that matched
     # one translated word (rank fusion sees only rank 1 against rank 2).
-    fusion: str = "minmax"
+    fusion: FusionMethod = "minmax"
     rrf_k: int = 60
     # Evidence per retriever, before fusion (at least 3 per hit asked for). 30 gave 60's P@1 on both bench files
     # (conversations completed 0.875 -> 0.884; 40 the same) and halves what each ranked list fetches: at 50k
@@ -140,7 +160,7 @@ class SearchConfig:
     # (0.5, 0.25) moved one question each way (questions raw +1, conversations completed tune -1), (0.2, 0.1) lost
     # on questions.jsonl (raw 0.860 -> 0.851, completed 0.926 -> 0.917).
     page_support: tuple[float, ...] = (0.35, 0.15)
-    group: str = "page"  # page | none
+    group: PageGrouping = "page"
     history: bool = True  # resolve follow-ups from the conversation
     carried_boost: float = 0.6  # BM25 weight of terms carried over from earlier turns (own words: 1)
     prior_weight: float = 1.0  # bonus of the page a follow-up leans on, in rank-1 units of the fusion
@@ -226,7 +246,7 @@ class ApiConfig:
 class AuthConfig:
     """Who the API believes a caller is (``api.identity``); secrets come from the environment or the file."""
 
-    mode: str = "none"  # none (all anonymous, public evidence only) | jwt | signed-header
+    mode: AuthMode = "none"  # none: all anonymous, public evidence only
     # jwt: the intranet's single sign-on
     jwks_url: str = ""  # the issuer's JWKS document; or a static key:
     jwt_key: str = ""  # PEM public key, or the shared secret for HS256
@@ -254,8 +274,23 @@ class SourcesConfig:
     overlap_seconds: int = 300  # changes asked for since cursor minus this: CQL dates have minute precision
     scope_check_every: int = 1  # syncs between id listings for deletions and permission changes (1: each)
     items_per_task: int = 100  # pages one task indexes before it hands the rest to a new task (fairness)
+    # Seconds one task works on a sync before it hands the rest to a new task: half of [worker] soft_time_limit,
+    # so the time limit only stops a task stuck on one request or page, not a long sync that goes well.
+    seconds_per_task: Annotated[int, Field(gt=0)] = 300
+    # Ids (pages, URLs) one sync may list: a large wiki's scope several times over. A server sending next
+    # links for ever ends here, in a recorded error, instead of holding a worker and filling Redis.
+    max_listed_per_sync: Annotated[int, Field(gt=0)] = 200_000
     requests_per_second: float = 5.0  # a polite pace for a wiki that also serves people
     request_timeout: float = 30.0  # seconds for one answer; a slower one is retried with backoff
+    # Seconds one response may take from connect to the last byte of its body. request_timeout bounds each read
+    # only, so a server trickling a few bytes at a time would hold a worker for ever; a 50 MB attachment
+    # (max_attachment_bytes) at 0.5 MB/s fits. Past it the request ends in a recorded error and is not retried.
+    request_deadline: Annotated[float, Field(gt=0)] = 120.0
+    # Hosts a source may fetch from although their addresses are not public (loopback, link-local, private,
+    # shared, multicast, reserved): host names, IP addresses or networks (10.20.0.0/16), for an intranet that
+    # lives there. Empty: none, so a URL or a redirect that reaches the services beside Evident (OpenSearch or
+    # Flower on 127.0.0.1, a cloud's metadata address) is refused (``core.addresses``).
+    allowed_private_hosts: Annotated[tuple[str, ...], AfterValidator(allowed_hosts_entries)] = ()
     max_attachment_bytes: int = 50_000_000  # larger attachments are recorded as skipped, not downloaded
     schedule_seconds: int = 60  # how often beat looks for sources whose interval has passed
 
@@ -300,6 +335,23 @@ class WorkerConfig:
 
 
 @dataclass
+class BenchConfig:
+    """The speed budget ``evident bench --check`` holds a run to (issue 48); the latency figures are read on the
+    largest index the run measured (``--scale 50000`` for the budget's own size)."""
+
+    # What a user waits for at 50k evidence while three colleagues search too; past it the page feels slow.
+    hybrid_p95_ms: Annotated[float, Field(gt=0)] = 80.0
+    # One user alone gets an answer that feels immediate: a third of the loaded budget.
+    hybrid_p50_ms: Annotated[float, Field(gt=0)] = 30.0
+    # The dense half of hybrid may cost what BM25 costs, no more: the k-NN must not dominate a search.
+    hybrid_over_bm25: Annotated[float, Field(gt=0)] = 2.0
+    # The bench corpus (61 files) re-ingested in a coffee break's fraction: an edit is searchable promptly.
+    ingest_seconds: Annotated[float, Field(gt=0)] = 20.0
+    # Ingest is the embedder's work plus little: parsing, writing and queueing add at most 30 %.
+    ingest_over_embedder: Annotated[float, Field(gt=0)] = 1.3
+
+
+@dataclass
 class Settings:
     opensearch: OpenSearchConfig = field(default_factory=OpenSearchConfig)
     redis: RedisConfig = field(default_factory=RedisConfig)
@@ -314,16 +366,18 @@ class Settings:
     sources: SourcesConfig = field(default_factory=SourcesConfig)
     transfer: TransferConfig = field(default_factory=TransferConfig)
     worker: WorkerConfig = field(default_factory=WorkerConfig)
+    bench: BenchConfig = field(default_factory=BenchConfig)
 
 
 def _apply(section: object, values: dict, name: Callable[[str], str]) -> None:
     """Set each value, converted to its field's type by pydantic ("true", "60", "context,summary" from the
     environment too); an unknown or bad value is an error that ``name`` gives the setting's name in."""
     types = get_type_hints(type(section), include_extras=True)  # with their bounds (``Annotated``)
+    plain_types = get_type_hints(type(section))  # the same without them, to tell a tuple by
     for key, value in values.items():
         if key not in types:
             raise ValueError(f"{name(key)}: unknown setting (known: {', '.join(sorted(types))})")
-        if isinstance(value, str) and get_origin(types[key]) is tuple:
+        if isinstance(value, str) and get_origin(plain_types[key]) is tuple:
             value = [v.strip() for v in value.split(",") if v.strip()]
         try:
             setattr(section, key, TypeAdapter(types[key]).validate_python(value))

@@ -7,7 +7,9 @@ the environment variable or file that holds it), and per source ``evident:source
 ``items`` (hash: item id -> JSON of what was indexed: version, ACL levels, doc ids, attachments),
 ``checkpoint`` (hash: the sync under way: phase, next listing link, cursor it started from, counts),
 ``pending`` (hash: item id -> JSON listing record still to index), ``scope`` (set: ids the scope listing
-found this sync), ``state`` (hash: cursor, syncs run, last sync as JSON), ``lock`` (redis-py's lock).
+found this sync), ``queue`` (list: the URLs a site crawl has still to visit, in order) and ``seen`` (set:
+every URL it queued), ``state`` (hash: cursor, syncs run, last sync as JSON), ``lock`` (redis-py's lock),
+``cancel`` (a string: the source is being removed, and a sync of it under way stops at its next request).
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from core.jobs import RedisStore
 
 SOURCE_KINDS = ("confluence", "site")
 PENDING_BATCH = 500  # listing records read back from Redis at once: a few hundred KB per round trip
+SYNC_PARTS = ("checkpoint", "pending", "scope", "queue", "seen")  # what a sync under way keeps, gone when it ends
 
 
 @dataclass
@@ -46,7 +49,10 @@ class SourceStore(RedisStore):
         if entry.kind not in SOURCE_KINDS:
             raise ValueError(f"source {entry.name!r}: unknown kind {entry.kind!r} (known: {', '.join(SOURCE_KINDS)})")
         entry.created = entry.created or time.time()
-        self._redis.hset(self._key("sources"), entry.name, json.dumps(asdict(entry)))
+        pipe = self._redis.pipeline()
+        pipe.hset(self._key("sources"), entry.name, json.dumps(asdict(entry)))
+        pipe.delete(self._source_key(entry.name, "cancel"))  # a removal that failed half-way is called off
+        pipe.execute()
 
     def get(self, name: str) -> SourceEntry | None:
         raw = self._redis.hget(self._key("sources"), name)
@@ -60,9 +66,21 @@ class SourceStore(RedisStore):
         """Forget a source and everything kept about it (its evidence is the caller's to delete first)."""
         pipe = self._redis.pipeline()
         pipe.hdel(self._key("sources"), name)
-        for part in ("items", "checkpoint", "pending", "scope", "state", "lock"):
+        for part in ("items", *SYNC_PARTS, "state", "lock", "cancel"):
             pipe.delete(self._source_key(name, part))
         pipe.execute()
+
+    def cancel(self, name: str) -> None:
+        """Mark the source as being removed: a sync of it under way stops at its next request."""
+        self._redis.set(self._source_key(name, "cancel"), "1")
+
+    def cancelled(self, name: str) -> bool:
+        """Whether the source is being removed, or gone already."""
+        pipe = self._redis.pipeline()
+        pipe.exists(self._source_key(name, "cancel"))
+        pipe.hexists(self._key("sources"), name)
+        marked, registered = pipe.execute()
+        return bool(marked) or not registered
 
     # what has been indexed, item by item
     def item(self, name: str, item_id: str) -> dict | None:
@@ -129,12 +147,33 @@ class SourceStore(RedisStore):
     def in_scope(self, name: str) -> set[str]:
         return self._redis.smembers(self._source_key(name, "scope"))
 
+    # a site crawl's frontier
+    def frontier(self, name: str) -> tuple[list[str], set[str]]:
+        """(URLs still to visit in order, every URL queued) of the crawl under way."""
+        pipe = self._redis.pipeline()
+        pipe.lrange(self._source_key(name, "queue"), 0, -1)
+        pipe.smembers(self._source_key(name, "seen"))
+        queue, seen = pipe.execute()
+        return queue, seen
+
+    def advance_frontier(self, name: str, visited: bool, queued: list[str], pages_left: int) -> None:
+        """In one transaction: the first URL off the queue (``visited``), the new ``queued`` ones on its end,
+        and the pages the crawl may still request into the checkpoint."""
+        pipe = self._redis.pipeline()
+        if visited:
+            pipe.lpop(self._source_key(name, "queue"))
+        if queued:
+            pipe.rpush(self._source_key(name, "queue"), *queued)
+            pipe.sadd(self._source_key(name, "seen"), *queued)
+        pipe.hset(self._source_key(name, "checkpoint"), "pages_left", json.dumps(pages_left))
+        pipe.execute()
+
     def finish(self, name: str, cursor: str, summary: dict) -> None:
         """Close the sync under way: the new cursor and its summary become the source's state."""
         pipe = self._redis.pipeline()
         pipe.hset(self._source_key(name, "state"), mapping={"cursor": cursor, "last": json.dumps(summary)})
         pipe.hincrby(self._source_key(name, "state"), "syncs", 1)
-        for part in ("checkpoint", "pending", "scope"):
+        for part in SYNC_PARTS:
             pipe.delete(self._source_key(name, part))
         pipe.execute()
 
@@ -147,7 +186,7 @@ class SourceStore(RedisStore):
         """Forget the cursor and a sync under way: the next sync lists everything (``sync --full``)."""
         pipe = self._redis.pipeline()
         pipe.hdel(self._source_key(name, "state"), "cursor")
-        for part in ("checkpoint", "pending", "scope"):
+        for part in SYNC_PARTS:
             pipe.delete(self._source_key(name, part))
         pipe.execute()
 

@@ -25,7 +25,7 @@ def _store(settings: Settings):
 def _jobs(settings: Settings):
     from core.jobs import JobStore
 
-    return JobStore.from_url(settings.redis.url)
+    return JobStore.from_settings(settings)
 
 
 def _fail(message: str) -> int:
@@ -54,6 +54,7 @@ def cmd_sources(args, settings: Settings) -> int:
     store = _store(settings)
     if args.action == "add":
         try:
+            registry.refuse_private_urls(options_of(args), settings.sources.allowed_private_hosts)
             entry = registry.register(store, args.name, args.kind, options_of(args), args.every or "")
         except ValueError as exc:
             return _fail(f"source {args.name}: {exc}")
@@ -97,7 +98,7 @@ def sync(settings: Settings, store, args) -> int:
     while time.monotonic() < deadline:
         state, checkpoint = store.state(args.name), store.checkpoint(args.name)
         answer = queued.result if queued.ready() else None
-        if queued.failed() or (isinstance(answer, dict) and answer.get("outcome") in ("failed", "busy")):
+        if queued.failed() or (isinstance(answer, dict) and answer.get("outcome") in ("failed", "busy", "cancelled")):
             reason = answer.get("reason", "another sync of it is running") if isinstance(answer, dict) else answer
             return _fail(f"sync of {args.name} {'failed' if queued.failed() else answer['outcome']}: {reason}")
         if state["syncs"] > before:
@@ -157,7 +158,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--full", action="store_true", help="list and fetch everything again, not only changes")
     run.add_argument("--no-wait", action="store_true", help="queue it and return")
     run.add_argument("--timeout", type=float, default=SYNC_TIMEOUT)
-    gone = actions.add_parser("remove", help="forget a source; its documents leave the index")
+    gone = actions.add_parser("remove", help="forget a source; its documents leave the index, a sync of it stops")
     gone.add_argument("name")
     p.set_defaults(func=cmd_sources)
 

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 
 @dataclass
@@ -11,7 +14,7 @@ class IngestConfig:
     chunk_min_words: int = 60  # a chunk cut shorter than this (a long sentence follows) seeds no overlap
     chunk_overlap_words: int = 25  # about a sentence repeated, so a fact cut at a boundary is whole once
     # What each evidence carries as context: "none", "title" or "all" (title, breadcrumb, headings, neighbours).
-    context_mode: str = "all"
+    context_mode: Literal["none", "title", "all"] = "all"
     table_rows: bool = True  # one evidence per verbalized table row besides the whole table
     summary_sentences: int = 2  # a snippet's length
     keyword_count: int = 8  # enough to name a section's topics; more only add noise to the keyword field
@@ -21,6 +24,13 @@ class IngestConfig:
     # Limits on hostile or careless input: a hit is recorded as a sentence naming the file, never silent.
     max_document_chars: int = 1_000_000  # ~150,000 words, a 500-page manual; ingest costs ~1 min per million
     max_evidence_per_document: int = 5_000  # a 500-page manual makes ~3,000; each costs embeddings and index room
+    # Bounds linear in a file's size, so that nothing repeating text (spans, nested macros, a title or neighbours on
+    # every row) makes work outgrowing the file's bytes; a file under cost_floor_bytes counts as that big.
+    # One evidence per this many bytes: the densest real markup, a table row of two short cells, takes ~30.
+    bytes_per_evidence: Annotated[int, Field(gt=0)] = 16
+    # Characters of text and context of all its evidence per byte: wiki pages make ~12, a dense table ~60.
+    evidence_chars_per_byte: Annotated[int, Field(gt=0)] = 128
+    cost_floor_bytes: Annotated[int, Field(ge=0)] = 1_024  # a short page makes its few evidence whatever its markup
     # Sentences of a document embedded for the sentence view, in reading order: as many as the evidence of a
     # 500-page manual, so the view at most doubles a document's embeddings (a 20 MB page held 16,397).
     max_sentences_per_document: int = 3_000

@@ -16,11 +16,10 @@ from lxml import etree
 
 from ingest import evidence as kinds
 from ingest.blocks import Block
+from ingest.charset import text_encoding
 from ingest.config import IngestConfig
 from ingest.markup import tag_of
 
-# Byte-order marks of UTF-16/32 text, whose NUL bytes are characters, not a sign of binary data.
-_WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # Control bytes no text file holds (tab, line feed, form feed, carriage return and escape are text).
 _CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27)) + b"\x7f"
 # The markup tokens ``flatten_markup`` tracks; comments and CDATA pass through untouched.
@@ -44,8 +43,9 @@ _REPEATING_KINDS = {kinds.TABLE_ROW, kinds.PDF_PAGE}
 
 def binary_reason(data: bytes, config: IngestConfig) -> str:
     """Why ``data`` is binary rather than text ("" when it looks like text): a NUL byte or too many control
-    bytes in its first ``binary_sniff_bytes``."""
-    if data.startswith(_WIDE_BOMS):
+    bytes in its first ``binary_sniff_bytes``. UTF-16/32 text (``charset.text_encoding``: a byte-order mark, or
+    UTF-16's pattern of NUL bytes) is text: its NUL bytes are halves of characters."""
+    if text_encoding(data) not in ("", "utf-8-sig"):
         return ""
     head = data[:config.binary_sniff_bytes]
     if b"\x00" in head:

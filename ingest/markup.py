@@ -19,10 +19,12 @@ from __future__ import annotations
 import re
 from html.entities import html5
 
+from lxml import etree
+
 from ingest import evidence as kinds
 from ingest.blocks import Block
 from ingest.config import IngestConfig
-from ingest.tables import Cell, column_names, expand_spans, header_row_count, limit_table, table_blocks
+from ingest.tables import Cell, limit_table, markdown_table, table_blocks
 
 NAMESPACES = {
     "ac": "http://atlassian.com/content",
@@ -141,36 +143,26 @@ def first_child(el, tag: str):
     return None
 
 
+def outermost(el, read) -> list:
+    """What ``read`` gives for ``el`` and the elements below it in document order, not looking inside one it gave
+    something for (its text holds theirs): nesting, a ``pre`` in a ``pre``, reads each text once, not per level."""
+    found, stack = [], [el]
+    while stack:
+        node = stack.pop()
+        value = read(node)
+        if value is None:
+            stack.extend(reversed(node))
+        else:
+            found.append(value)
+    return found
+
+
 def _span(value: str) -> int:
     """A rowspan, colspan or list start as written (``ingest.tables.limit_table`` caps spans and says so)."""
     try:
         return max(int(str(value).strip() or 1), 1)
     except ValueError:  # not a number, or one of over 4,300 digits
         return 1
-
-
-def markdown_table(rows: list[list[Cell]]) -> str:
-    """A pipe-table rendering of a cell grid for display; header rows merge into one header line."""
-    matrix = expand_spans(rows)
-    if not matrix or not matrix[0]:
-        return ""
-    header_rows = header_row_count(matrix)
-    if header_rows:
-        head, body = column_names(matrix, header_rows), matrix[header_rows:]
-    else:
-        head, body = [c.text if c else "" for c in matrix[0]], matrix[1:]
-
-    def cell(text: str) -> str:
-        return one_line(text).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + "---|" * len(head)]
-    for row in body:
-        out, prev = [], None
-        for c in row:
-            out.append("" if c is None or c is prev else cell(c.text))
-            prev = c
-        lines.append("| " + " | ".join(out) + " |")
-    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- the walker
@@ -321,7 +313,8 @@ class Walker:
         inner = sub.finish()
         self.table_no = sub.table_no
         parts = [clean(title)] if clean(title) else []
-        parts += [b.text for b in inner if b.kind in (kinds.PASSAGE, kinds.LIST, kinds.CODE, kinds.PANEL)]
+        parts += [b.text for b in inner if b.kind == kinds.PANEL  # a nested panel's text holds what it passed up
+                  or (b.kind in (kinds.PASSAGE, kinds.LIST, kinds.CODE) and "panel" not in b.meta)]
         if parts:
             meta = {"panel": kind, "title": clean(title)} if clean(title) else {"panel": kind}
             self.emit(kinds.PANEL, "\n".join(parts), meta)
@@ -339,8 +332,8 @@ class Walker:
             self.code(text, language, in_list=True)
 
     def code_within(self, el) -> list[tuple[str, str]]:
-        """Code elements below ``el``, in document order, as (text, language)."""
-        return [found for node in el.iter() if (found := self.code_of(node)) is not None]
+        """The outermost code elements below ``el``, in document order, as (text, language)."""
+        return outermost(el, self.code_of)
 
     def code_of(self, el) -> tuple[str, str] | None:
         if tag_of(el) == "pre":
@@ -445,7 +438,8 @@ class Walker:
         if caption is not None:
             self.paragraph(self.inline_content(caption))
             self.flush()
-        rows, cut = limit_table(self.table_rows(el), self.config.max_table_cells)
+        markup_chars = len(etree.tostring(el, encoding="unicode", with_tail=False))
+        rows, cut = limit_table(self.table_rows(el), self.config.max_table_cells, markup_chars)
         if cut:
             where = f" under '{' > '.join(self.heading_path)}'" if self.heading_path else ""
             self.problems.append(f"table {self.table_no + 1}{where}: {cut}")

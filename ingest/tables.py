@@ -3,7 +3,8 @@
 Row verbalization follows RAGONITE: ``Row 2 in Table 1: Machine is X, and BIOS is Y``.
 Header rows (several, with colspan/rowspan) name the columns; a header column
 names the row. ``table_blocks`` gives the ``table`` block and its ``table_row`` blocks that every
-source emits for a table.
+source emits for a table; ``markdown_table`` renders the grid for display; ``limit_table`` keeps a table's work
+linear in its markup.
 """
 from __future__ import annotations
 
@@ -24,14 +25,25 @@ class Cell:
 
 MAX_SPAN = 1000  # HTML's own limit on colspan; a larger value is a mistake or an attack, not a layout
 MAX_ROWSPAN = 65534  # HTML's own limit on rowspan
+# How much text a table may expand to, as a multiple of its markup's characters: a real table's rows verbalize to
+# at most ~1.3 times its markup, a compact one with long column names to ~5 times; beyond that, spans and repeated
+# column names only repeat text, work that would grow with the square of the table's bytes.
+TABLE_EXPANSION = 8
+# Characters a row's verbalization adds to its cells' text: "Row 12 in Table 3: " once, " is " and ", and " per cell.
+_ROW_PREFIX_CHARS, _PAIR_CHARS = 24, 10
 
 
-def limit_table(rows: list[list[Cell]], max_cells: int) -> tuple[list[list[Cell]], str]:
-    """The rows with spans capped by the table's real size and cut after the row where the grid would pass
-    ``max_cells`` slots; with a note saying what was cut ("" when nothing worth a word was).
+def limit_table(rows: list[list[Cell]], max_cells: int, source_chars: int) -> tuple[list[list[Cell]], str]:
+    """The rows with spans capped, cut so that the table's work stays linear in its markup (``source_chars``
+    characters); with a note saying what was cut ("" when nothing worth a word was).
 
     A rowspan is capped by the rows below it; a colspan by the table's width (the widest row, each span in it
-    counted at most as many columns as the widest row has cells). Spans over HTML's own limits are noted.
+    counted at most as many columns as the widest row has cells). Spans over HTML's own limits are noted. Then
+    three bounds, each cut noted: the text of the cell grid, every slot a span covers counting as a copy of its
+    cell's text, is at most ``TABLE_EXPANSION`` times ``source_chars`` (cells whose copies pass it keep their text
+    once, their spans clipped to one slot); the grid has at most ``max_cells`` slots (later rows left out); the
+    rows' verbalization, which repeats the column names in every row, is at most ``TABLE_EXPANSION`` times
+    ``source_chars`` (later rows left out, the first body row always kept).
     """
     most_cells = max((len(row) for row in rows), default=0)
     width = max((sum(min(c.colspan, most_cells) for c in row) for row in rows), default=0)
@@ -45,6 +57,12 @@ def limit_table(rows: list[list[Cell]], max_cells: int) -> tuple[list[list[Cell]
         notes.append(f"{len(spans):,} cell(s) span more than HTML allows (up to rowspan {max(r for r, _ in spans):,}, "
                      f"colspan {max(c for _, c in spans):,}); their spans were clipped to the table's "
                      f"{len(rows):,} rows and {widest:,} columns")
+    max_chars = TABLE_EXPANSION * source_chars
+    capped, clipped = _clip_span_copies(capped, max_chars)
+    if clipped:
+        notes.append(f"{clipped:,} cell(s) spanning so many slots that the grid's text would pass {max_chars:,} "
+                     f"characters ({TABLE_EXPANSION} times the table's {source_chars:,} characters of markup) "
+                     f"kept their text once, their spans clipped to one slot")
     used = area = 0
     kept = len(capped)
     for r, row in enumerate(capped):
@@ -54,12 +72,60 @@ def limit_table(rows: list[list[Cell]], max_cells: int) -> tuple[list[list[Cell]
             kept = r
             break
     if kept < len(capped):
-        capped = [[c if c.rowspan <= kept - r else replace(c, rowspan=kept - r) for c in row]
-                  for r, row in enumerate(capped[:kept])]
+        capped = _rows_before(capped, kept)
         notes.append(f"{len(rows):,} rows of up to {widest:,} columns are over the limit of {max_cells:,} cells "
                      f"(EVIDENT_INGEST_MAX_TABLE_CELLS); the first {kept:,} rows were indexed, "
                      f"{len(rows) - kept:,} left out")
+    kept = _rows_verbalized_within(capped, max_chars)
+    if kept < len(capped):
+        notes.append(f"its rows verbalize to over {max_chars:,} characters ({TABLE_EXPANSION} times the table's "
+                     f"{source_chars:,} characters of markup: column names repeat in every row); the first "
+                     f"{kept:,} rows were indexed, {len(capped) - kept:,} left out")
+        capped = _rows_before(capped, kept)
     return capped, "; ".join(notes)
+
+
+def _clip_span_copies(rows: list[list[Cell]], max_chars: int) -> tuple[list[list[Cell]], int]:
+    """The rows with the spans of the cells, in reading order, whose copies would take the grid's text (every slot
+    counting its cell's text and one character) past ``max_chars`` clipped to one slot; and how many were."""
+    grid = clipped = 0
+    out = []
+    for row in rows:
+        kept = []
+        for c in row:
+            slots = c.colspan * c.rowspan
+            grid += slots * (len(c.text) + 1)
+            if slots > 1 and grid > max_chars:
+                grid -= (slots - 1) * (len(c.text) + 1)
+                c, clipped = replace(c, rowspan=1, colspan=1), clipped + 1
+            kept.append(c)
+        out.append(kept)
+    return out, clipped
+
+
+def _rows_before(rows: list[list[Cell]], kept: int) -> list[list[Cell]]:
+    """The first ``kept`` rows, rowspans ending at the cut."""
+    return [[c if c.rowspan <= kept - r else replace(c, rowspan=kept - r) for c in row]
+            for r, row in enumerate(rows[:kept])]
+
+
+def _rows_verbalized_within(rows: list[list[Cell]], max_chars: int) -> int:
+    """How many of the rows (header rows and at least one body row among them) verbalize to at most ``max_chars``
+    characters, counted from the cells' text and column names before any row is verbalized."""
+    matrix = expand_spans(rows)
+    header_rows = header_row_count(matrix)
+    names = column_names(matrix, header_rows)
+    used = 0
+    for r in range(header_rows, len(matrix)):
+        seen: set[int] = set()
+        used += _ROW_PREFIX_CHARS
+        for col, cell in enumerate(matrix[r]):
+            if cell is not None and id(cell) not in seen:
+                seen.add(id(cell))
+                used += len(names[col]) + len(cell.text) + _PAIR_CHARS
+        if used > max_chars and r > header_rows:
+            return r
+    return len(matrix)
 
 
 def expand_spans(rows: list[list[Cell]]) -> list[list[Cell | None]]:
@@ -182,6 +248,30 @@ def glossary_definitions(rows: list[list[Cell]]) -> dict[int, list[str]]:
         if pairs:
             found[i] = list(dict.fromkeys(pairs))
     return found
+
+
+def markdown_table(rows: list[list[Cell]]) -> str:
+    """A pipe-table rendering of a cell grid for display; header rows merge into one header line."""
+    matrix = expand_spans(rows)
+    if not matrix or not matrix[0]:
+        return ""
+    header_rows = header_row_count(matrix)
+    if header_rows:
+        head, body = column_names(matrix, header_rows), matrix[header_rows:]
+    else:
+        head, body = [c.text if c else "" for c in matrix[0]], matrix[1:]
+
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(h) for h in head) + " |", "|" + "---|" * len(head)]
+    for row in body:
+        out, prev = [], None
+        for c in row:
+            out.append("" if c is None or c is prev else cell(c.text))
+            prev = c
+        lines.append("| " + " | ".join(out) + " |")
+    return "\n".join(lines)
 
 
 def _sentence(text: str) -> str:

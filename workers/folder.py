@@ -2,18 +2,22 @@
 
 Only the submitting side reads here (``workers.submit``); a worker gets the bytes and this side information
 with its task. The folder given to ``evident ingest`` (for a single file, its folder) is the source root: every
-file read lies inside it, a symlink is never followed out of it, and the source's name is the root's absolute
-path, so two folders with files of the same relative name never share a document id. A file's name is the
-root folder's own name + its path below the root (``docs/sub/a.html``), the same whether it came with its folder
-or alone: every message says it, and with the source it makes the file's key and document id.
+file is read through ``workers.path_gate`` at the moment it is read (a regular file inside the root, never reached
+through a symlink out of it; the admin's retry and an index's targets too). The source's name is the root
+folder's own name unless ``evident ingest --source NAME`` gives another; ``workers.submit.claim_sources`` keeps
+one folder per name, so two folders with files of the same relative name never share a document id, and no id
+names a path on the disk. A file's name is the root folder's own name + its path below the root
+(``docs/sub/a.html``), the same whether it came with its folder or alone: every message says it, and with the
+source it makes the file's key and document id.
 
 A folder may hold ``users.json`` (Confluence account ids -> display names, the REST shape
 ``{"results": [{"accountId", "displayName"}]}``; also looked for in the parent folder) and ``manifest.json``
 (``{"base": URL, "files": [{"file", "url", "title", "lang", "acl"}]}``) giving each file its title, language,
-read groups and URL. A file's URL is, in this order: its manifest entry's ``url``, the manifest's ``base`` +
-its name, ``[ingest] files_base_url`` + its name; else it has none, and unless its content names one
-(Confluence ``_links``) ``require_web_url`` refuses it after parsing. Both are read afresh by each ingest run
-(``FolderNotes``), so an edited manifest counts at the next run; what is wrong in them is said in sentences.
+read groups (each a group whatever its name, ``ingest.principals``) and URL. A file's URL is, in this order:
+its manifest entry's ``url``, the manifest's ``base`` + its name, ``[ingest] files_base_url`` + its name; else
+it has none, and unless its content names one (Confluence ``_links``) ``require_web_url`` refuses it after
+parsing. Both are read afresh by each ingest run (``FolderNotes``), so an edited manifest counts at the next run;
+what is wrong in them is said in sentences.
 """
 from __future__ import annotations
 
@@ -25,7 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from core.urls import link_problem
+from ingest.principals import principals
 from ingest.sources import SourceFile, source_key
+from ingest.strict_json import load_json
+from workers.path_gate import PathRefused, read_inside, require_regular, resolved_inside
 
 SIDE_FILES = {"users.json", "manifest.json"}
 SUFFIXES = {".json", ".html", ".htm", ".pdf", ".csv"}  # a CSV is read as a back-of-book index
@@ -35,6 +42,7 @@ SHOWN_ENTRY_CHARS = 80  # how much of a bad manifest entry a message quotes: eno
 # JSON-escaped: a file is sent with the names of the users it mentions, not the whole users.json.
 USER_MENTION = re.compile(rb'ri:(?:account-id|userkey|username)=\\?"([^"\\]+)')
 WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")  # "C:\..." names a file outside the folder on any machine
+SIDE_FILE_RULE = "a side file is read only inside its own folder, as a regular file"
 
 
 @dataclass
@@ -48,26 +56,31 @@ class CorpusFile:
     path: Path  # where it is read: inside ``root``
     name: str  # the root folder's name + the path below it: in messages, job records and the document id
     root: Path | None = None  # the source root (resolved); when not given, the folder ``name`` starts with
+    source: str = ""  # the source's name (``--source``); when not given, the root folder's own name
 
     def __post_init__(self):
         """Without a root (a file read again from its recorded path and name: the admin's retry), the root is
-        the folder the name starts with, so the file keeps its key and document id."""
+        the folder the name starts with, so the file keeps its key and document id. It is found in the path as
+        written, resolving nothing: a folder on the way that became a symlink since is refused when the file is
+        read (``workers.path_gate``), never taken as the root."""
         if self.root is None:
-            path = self.path.parent.resolve() / self.path.name
+            path = Path(os.path.abspath(self.path))
             parts = PurePosixPath(self.name).parts
             above = path.parents[len(parts) - 2] if 2 <= len(parts) <= len(path.parents) else None
             self.root = above if above is not None and above.name == parts[0] else path.parent
             self.path = path
-
-    @property
-    def source(self) -> str:
-        """The source's name: its root's absolute path."""
-        return str(self.root)
+        self.source = self.source or self.root.name
 
     @property
     def key(self) -> str:
         """The file's key in the worker's fingerprint and documents registries."""
         return source_key(self.source, self.name)
+
+    @property
+    def former_keys(self) -> tuple[str, str]:
+        """The keys the file had before: its name alone (before sources were named) and the root's absolute path
+        as its source (before a source was named by its folder's name); ``workers.submit`` moves them to ``key``."""
+        return self.name, source_key(str(self.root), self.name)
 
 
 def name_in(root: Path, path: Path) -> str:
@@ -89,57 +102,71 @@ def inside(root: Path, folder: Path, name: str) -> Path:
         raise ValueError(f"{name!r} climbs out of its folder with '..'; only files inside {root} are read")
     path = folder.joinpath(*parts)
     try:
-        target = path.resolve()
-    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop
-        raise ValueError(f"{name!r} cannot be resolved ({exc})") from exc
-    if not target.is_relative_to(root):
-        raise ValueError(f"{name!r} is a symlink to {target}, outside {root}; not read")
+        resolved_inside(root, path)
+    except FileNotFoundError:
+        pass  # not there: the caller says what a missing file means to it
+    except PathRefused as refused:
+        raise ValueError(f"{name!r} is {refused}; not read") from refused
     return path
 
 
-def _symlink_problem(link: Path, root: Path) -> str:
-    """Why a symlink found in a folder is not ingested, or "" when it points to a file inside the root."""
+def _checked(root: Path, path: Path) -> Path:
+    """Where ``path`` leads when the gate reads it (``workers.path_gate``): a regular file or a folder inside
+    ``root``; PathRefused saying why not, OSError when it cannot be looked at."""
+    target = resolved_inside(root, path)
+    if not target.is_dir():
+        require_regular(target.stat().st_mode)
+    return target
+
+
+def _why_not_read(given: Path) -> str:
+    """Why a path given to ``discover`` that is neither a file nor a folder is not read."""
     try:
-        target = link.resolve(strict=True)
-    except FileNotFoundError:
-        return f"a dangling symlink (to {os.readlink(link)}, which does not exist); skipped"
-    except (OSError, RuntimeError):
-        return "a symlink loop (it leads back to itself); skipped"
-    if not target.is_relative_to(root):
-        return f"a symlink to {target}, outside the folder {root}; not followed, skipped"
-    return ""
+        _checked(given.parent.resolve(), given)
+    except PathRefused as refused:
+        return _skipped(given, refused)
+    except OSError:
+        pass
+    return "no such file or folder"
 
 
-def _walk(root: Path, found: list[CorpusFile], errors: list[CorpusError], skipped: list[Path]) -> None:
+def _skipped(path: Path, refused: PathRefused) -> str:
+    """The gate's reason for a path ``discover`` leaves out, as recorded on the job."""
+    return f"{refused}; {'not followed, ' if path.is_symlink() else ''}skipped"
+
+
+def _walk(root: Path, found: list[CorpusFile], errors: list[CorpusError], skipped: list[Path], source: str) -> None:
     """The files below ``root`` without following a symlink: a symlinked folder inside the root is reached
-    through its real path, a symlink out of it, dangling or in a loop is an error naming it."""
+    through its real path; what the gate refuses (``workers.path_gate``: a symlink out of the root, dangling or
+    in a loop, a named pipe, socket or device) is an error naming it."""
     for folder, folders, names in os.walk(root, followlinks=False):
         here = Path(folder)
         for name in sorted([*folders, *names]):
             path = here / name
-            if name in SIDE_FILES:  # read by ``FolderNotes``, which refuses a symlinked one
+            if name in SIDE_FILES:  # read by ``FolderNotes``, through the same gate
                 continue
-            if path.is_symlink():
-                problem = _symlink_problem(path, root)
-                if problem:
-                    errors.append(CorpusError(str(path), problem))
-                    continue
-                if path.is_dir():
-                    continue
-            elif name in folders:
+            if name in folders and not path.is_symlink():  # walked by os.walk itself
                 continue
-            if not path.is_file():  # opening a named pipe would block the ingest forever
-                errors.append(CorpusError(str(path), "not a regular file (a named pipe, socket or device); skipped"))
+            try:
+                target = _checked(root, path)
+            except PathRefused as refused:
+                errors.append(CorpusError(str(path), _skipped(path, refused)))
+                continue
+            except OSError as exc:
+                errors.append(CorpusError(str(path), f"cannot be read ({exc.strerror or exc}); skipped"))
+                continue
+            if target.is_dir():  # a symlinked folder inside the root: its files are read where they are
                 continue
             if path.suffix.lower() in SUFFIXES:
-                found.append(CorpusFile(path, name_in(root, path), root))
+                found.append(CorpusFile(path, name_in(root, path), root, source))
             else:
                 skipped.append(path)
 
 
-def discover(paths: list[str]) -> tuple[list[CorpusFile], list[CorpusError], list[Path]]:
-    """All candidate files below the given paths, sorted; missing paths and symlinks that cannot be followed
-    (dangling, in a loop, out of the folder) are errors.
+def discover(paths: list[str], source: str = "") -> tuple[list[CorpusFile], list[CorpusError], list[Path]]:
+    """All candidate files below the given paths, sorted, of the source ``source`` (by default each root
+    folder's own name); missing paths and symlinks that cannot be followed (dangling, in a loop, out of the
+    folder) are errors.
 
     Files of other types inside a folder (README, images, ...) are returned as skipped, so the
     caller can say so instead of dropping them silently.
@@ -151,37 +178,35 @@ def discover(paths: list[str]) -> tuple[list[CorpusFile], list[CorpusError], lis
         given = Path(raw)
         if given.is_file():
             path = given.resolve()
-            found.append(CorpusFile(path, name_in(path.parent, path), path.parent))
+            found.append(CorpusFile(path, name_in(path.parent, path), path.parent, source))
         elif given.is_dir():
             root = given.resolve()
             batch: list[CorpusFile] = []
-            _walk(root, batch, errors, skipped)
+            _walk(root, batch, errors, skipped, source)
             found += sorted(batch, key=lambda item: item.name)
-        elif given.is_symlink():
-            errors.append(CorpusError(raw, _symlink_problem(given, given.parent.resolve())))
         else:
-            errors.append(CorpusError(raw, "no such file or folder"))
+            errors.append(CorpusError(raw, _why_not_read(given)))
     return found, errors, skipped
 
 
-def vanished(ingested: list[str], paths: list[str], found: list[CorpusFile]) -> dict[str, str]:
-    """The registry keys of files once ingested from one of the folders in ``paths`` that the folder no longer
-    holds, each with its name.
+def vanished(ingested: list[str], paths: list[str], found: list[CorpusFile], source: str = "") -> dict[str, str]:
+    """The registry keys of files once ingested from one of the folders in ``paths`` (of the source ``source``,
+    by default each folder's own name) that the folder no longer holds, each with its name.
 
-    Only keys of those folders' own sources are compared (see ``CorpusFile.key``): another folder's files,
-    even of the same relative names, are not touched, and a single file given alone says nothing about what
-    else left.
+    Only keys of those folders' own sources are compared (see ``CorpusFile.key``; and the keys of
+    ``CorpusFile.former_keys``): another source's files, even of the same relative names, are not touched, and a
+    single file given alone says nothing about what else left.
     """
-    present = {item.key for item in found}
+    present = {key for item in found for key in (item.key, *item.former_keys)}
     gone = {}
     for raw in paths:
         if not Path(raw).is_dir():
             continue
         root = Path(raw).resolve()
-        prefix = source_key(str(root), "")
-        for key in ingested:
-            if key.startswith(f"{prefix}{root.name}/") and key not in present:
-                gone[key] = key[len(prefix):]
+        for prefix in {source_key(source or root.name, ""), source_key(str(root), "")}:
+            for key in ingested:
+                if key.startswith(f"{prefix}{root.name}/") and key not in present:
+                    gone[key] = key[len(prefix):]
     return dict(sorted(gone.items()))
 
 
@@ -216,12 +241,12 @@ def read_manifest(path: Path) -> tuple[Manifest, list[CorpusError]]:
     the folder: it may give them read groups, and a file must not go in public by accident. An entry naming
     a file with a wrong value holds back that file; an entry naming no file of the folder is skipped.
     """
-    if path.is_symlink():
-        return Manifest(unreadable=f"{path} is a symlink; a side file is read only where it is, as a file"), []
-    if not path.is_file():
-        return Manifest(), []
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = load_json(read_inside(path.parent, path))
+    except FileNotFoundError:
+        return Manifest(), []
+    except PathRefused as refused:
+        return Manifest(unreadable=f"{path}: {refused}; {SIDE_FILE_RULE}"), []
     except (OSError, ValueError) as exc:
         return Manifest(unreadable=f"{path} cannot be read as JSON ({exc}); fix it so that it can be"), []
     if not isinstance(data, dict) or not isinstance(data.get("files", []), list) \
@@ -247,13 +272,13 @@ def read_users(folder: Path) -> tuple[dict[str, str], list[CorpusError]]:
     """The users map near a folder (its users.json, else its parent's) and the sentences saying what in it
     was left unused: a user left out is shown by account id instead of name."""
     for path in (folder / "users.json", folder.parent / "users.json"):
-        if path.is_symlink():
-            return {}, [CorpusError(str(path), "is a symlink, not read (a side file is read only where it is, as a "
-                                               "file); users are shown by account id")]
-        if not path.is_file():
-            continue
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = load_json(read_inside(path.parent, path))
+        except FileNotFoundError:
+            continue
+        except PathRefused as refused:
+            return {}, [CorpusError(str(path), f"{refused}; not read ({SIDE_FILE_RULE}); users are shown by account "
+                                               f"id")]
         except (OSError, ValueError) as exc:
             return {}, [CorpusError(str(path), f"cannot be read as JSON ({exc}); users are shown by account id "
                                                f"until it is fixed")]
@@ -301,12 +326,19 @@ class FolderNotes:
 
 
 def load(item: CorpusFile, files_base_url: str = "", notes: FolderNotes | None = None) -> SourceFile:
-    """Read one file with its folder's side information (the users map: only the users the file mentions).
+    """Read one file through the gate (``workers.path_gate``) with its folder's side information (the users
+    map: only the users the file mentions).
 
-    Raises ValueError naming the file when its folder's manifest.json, or its entry there, cannot be used.
+    Raises PathRefused (a ValueError) naming the file and the reason when the gate refuses it, ValueError naming
+    it when its folder's manifest.json, or its entry there, cannot be used; OSError when it is not there or the
+    system refuses it.
     """
     notes = notes or FolderNotes()
     path = item.path
+    try:
+        data = read_inside(item.root, path)
+    except PathRefused as refused:
+        raise PathRefused(f"{item.name}: {refused}; not read") from refused
     folder = path.parent
     manifest = notes.manifest(folder)
     held = manifest.unreadable or manifest.refused.get(path.name, "")
@@ -316,11 +348,10 @@ def load(item: CorpusFile, files_base_url: str = "", notes: FolderNotes | None =
     entry = manifest.entries.get(path.name, {})
     base = manifest.base or files_base_url
     url = entry.get("url") or (base + urllib.parse.quote(path.name) if base else "")
-    data = path.read_bytes()
     users = notes.users(folder)
     mentioned = {m.decode("utf-8", "replace") for m in USER_MENTION.findall(data)} if users else set()
     return SourceFile(name=item.name, data=data, url=url, title=entry.get("title", ""), lang=entry.get("lang", ""),
-                      acl=list(entry.get("acl", [])),
+                      acl=principals(entry.get("acl", [])),
                       users={account: users[account] for account in sorted(mentioned) if account in users},
                       source=item.source)
 

@@ -65,8 +65,9 @@ def index_targets(item: CorpusFile, file: SourceFile, files_base_url: str,
                   notes: FolderNotes | None = None) -> tuple[list[SourceFile], list[str]]:
     """The files an index file points to, read from its folder (none when it is not an index), and the
     problems of those that cannot be read. A target outside the source root (an absolute path, a ``..``, a
-    symlink out) is refused unread. A file that is not there is left to ``ground``, which reports each
-    record pointing at it."""
+    symlink out) is refused unread, and each target is read through the gate every corpus file goes through
+    (``workers.folder.load``). A file that is not there is left to ``ground``, which reports each record pointing
+    at it."""
     targets: list[SourceFile] = []
     problems: list[str] = []
     for name in sorted({r.file for r in index_records(file)}):
@@ -75,12 +76,15 @@ def index_targets(item: CorpusFile, file: SourceFile, files_base_url: str,
         except ValueError as exc:
             problems.append(f"index target refused: {exc}")
             continue
-        if not path.is_file():
-            continue
         try:
-            target = load(CorpusFile(path, name, item.root), files_base_url, notes)
-        except (OSError, ValueError) as exc:
-            problems.append(f"index target {name}: cannot read ({exc})")
+            target = load(CorpusFile(path, name, item.root, item.source), files_base_url, notes)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            problems.append(f"index target {name}: cannot read ({exc.strerror or exc})")
+            continue
+        except ValueError as exc:  # the gate's refusal or a manifest that holds it back, each naming it
+            problems.append(f"index target {exc}")
             continue
         targets.append(dataclasses.replace(target, name=name))  # as the index names it, for ``ground``
     return targets, problems

@@ -21,14 +21,16 @@ class SourceFile:
     url: str = ""  # from a manifest or a base URL; a source may know better (Confluence _links)
     title: str = ""
     lang: str = ""
-    acl: list[str] = field(default_factory=list)
+    acl: list[str] = field(default_factory=list)  # principals (``ingest.principals``), not bare names
     # Read restrictions above the document's own (a Confluence page's restricted ancestors, its space): each
     # level must admit a reader, as in Confluence, so they are kept apart instead of merged.
     acl_inherited: list[list[str]] = field(default_factory=list)
     users: dict[str, str] = field(default_factory=dict)  # Confluence account id -> display name
     breadcrumb: list[str] = field(default_factory=list)  # where it hangs, when the source says (an attachment's page)
-    # The source it belongs to: a folder's absolute path, a sync source's registered name. With the page id or
-    # the name (relative to the folder) it makes the document's id, so two sources never share one.
+    # The source it belongs to: a sync source's registered name, a folder's name (its own name, or the one given
+    # with ``evident ingest --source``), never a path on a disk. With the page id or the name it makes the
+    # document's id, which search answers show: two sources never share one, and no id tells a caller where a
+    # server keeps its files.
     source: str = ""
 
     @property

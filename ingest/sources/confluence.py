@@ -12,13 +12,13 @@ well formed) and walked by ``ingest.markup.Walker``; ``StorageWalker`` adds the 
 elements: macros (code, info/note/warning/tip/panel, expand, status, jira, navigation macros
 dropped, unknown macros reduced to their bodies), links, mentions, images, task lists, ``<time>``.
 
-Access: ``acl`` holds the page's own read restrictions, groups by name and users as ``user:<id>``
-(a reader needs to be one of them). Without any restriction on the page, ``SourceFile.acl`` (e.g.
-from a manifest) is used. Restrictions inherited from ancestors arrive in ``SourceFile.acl_inherited``.
+Access: ``acl`` holds the page's own read restrictions, groups by name and users as ``user:<id>``, a group
+named like a user as ``group:<name>`` (``ingest.principals``); a reader needs to be one of them. Without any
+restriction on the page, ``SourceFile.acl`` (e.g. from a manifest) is used. Restrictions inherited from
+ancestors arrive in ``SourceFile.acl_inherited``.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePosixPath
 
@@ -26,12 +26,15 @@ from lxml import etree
 
 from ingest import evidence as kinds
 from ingest.blocks import ParsedDocument, ParseError
+from ingest.charset import text_encoding
 from ingest.config import IngestConfig
 from ingest.evidence import Document
 from ingest.limits import MARKUP_SLACK, binary_reason, flatten_markup, flatten_tree
 from ingest.markup import (NAMESPACES, Walker, attr, children, clean, first_child, image_marker, one_line,
-                           replace_named_entities, tag_of)
+                           outermost, replace_named_entities, tag_of)
+from ingest.principals import principals
 from ingest.sources import SourceFile
+from ingest.strict_json import UnreadableJson, load_json
 
 PANEL_MACROS = {"info", "note", "warning", "tip", "panel"}
 EXPAND_MACROS = {"expand", "ui-expand"}
@@ -155,12 +158,11 @@ class StorageWalker(Walker):
             return
         if node_type == "decision-list":
             lines = []
-            for item in node.iter("{%s}adf-node" % NAMESPACES["ac"]):
-                if item.get("type") == "decision-item":
-                    content = first_child(item, "ac:adf-content")
-                    text = one_line(self.inline_content(content)) if content is not None else ""
-                    if text:
-                        lines.append(f"- {text}")
+            for item in outermost(node, _decision_item):  # a nested item's text is in its outer item's
+                content = first_child(item, "ac:adf-content")
+                text = one_line(self.inline_content(content)) if content is not None else ""
+                if text:
+                    lines.append(f"- {text}")
             self.emit(kinds.LIST, "\n".join(lines), {"decision_list": True})
             return
         fallback = first_child(el, "ac:adf-fallback")
@@ -268,12 +270,17 @@ class StorageWalker(Walker):
         return attr(el, "ac:anchor")
 
 
+def _decision_item(el):
+    """The element when it is an ADF decision item, else None (``markup.outermost``)."""
+    return el if tag_of(el) == "ac:adf-node" and el.get("type") == "decision-item" else None
+
+
 def _names(node, key: str = "name") -> list[str]:
     return [str(item.get(key)) for item in _results(node) if item.get(key)]
 
 
-def restriction_principals(restrictions: dict) -> list[str]:
-    """The principals of one read restriction: its groups by name and its users as ``user:<id>``.
+def restriction_members(restrictions: dict) -> tuple[list[str], list[str]]:
+    """(group names, user ids) of one read restriction, as Confluence lists them.
 
     A user's id is the Cloud ``accountId``, or on Data Center the ``username`` (what single sign-on
     usually asserts), else the ``userKey``.
@@ -281,7 +288,13 @@ def restriction_principals(restrictions: dict) -> list[str]:
     users = [str(u.get("accountId") or u.get("username") or u.get("userKey"))
              for u in _results(restrictions.get("user"))
              if u.get("accountId") or u.get("username") or u.get("userKey")]
-    return [*_names(restrictions.get("group")), *(f"user:{u}" for u in users)]
+    return _names(restrictions.get("group")), users
+
+
+def restriction_principals(restrictions: dict) -> list[str]:
+    """The principals of one read restriction: its groups and its users, each in its namespace
+    (``ingest.principals``), so a group named like a user never stands for that user."""
+    return principals(*restriction_members(restrictions))
 
 
 def _results(node) -> list[dict]:
@@ -344,19 +357,22 @@ class ConfluenceSource:
     name = "confluence"
 
     def accepts(self, file: SourceFile) -> bool:
-        return file.name.lower().endswith(".json") and file.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+        """A ``.json`` file that opens an object, in UTF-8 or in UTF-16/32 (``charset.text_encoding``)."""
+        if not file.name.lower().endswith(".json"):
+            return False
+        wide = text_encoding(file.data)
+        if wide in ("", "utf-8-sig"):
+            return file.data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+        return file.data[:_OPENING_BYTES].decode(wide, "replace").lstrip("\ufeff \t\r\n")[:1] == "{"
 
     def parse(self, file: SourceFile, config: IngestConfig) -> ParsedDocument:
         binary = binary_reason(file.data, config)
         if binary:
             raise ParseError(file.name, f"{binary}; a file named .json must be Confluence page JSON")
         try:
-            data = json.loads(file.data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ParseError(file.name, f"invalid JSON: {str(exc)[:_QUOTED_CHARS]}") from None
-        except RecursionError:
-            raise ParseError(file.name, "JSON nested too deep to read (deeper than any Confluence page)") \
-                from None
+            data = load_json(file.data)
+        except UnreadableJson as exc:
+            raise ParseError(file.name, str(exc)) from None
         if not isinstance(data, dict):
             raise ParseError(file.name, "not a Confluence content object")
         _check_page_id(data.get("id"), file.name)
@@ -380,7 +396,7 @@ class ConfluenceSource:
         return ParsedDocument(document, walker.finish(), [f"{file.name}: {note}" for note in notes])
 
 
-_QUOTED_CHARS = 200  # of a parser's message: enough to place the fault, short enough for a job record
+_OPENING_BYTES = 64  # of a UTF-16/32 file: enough to see past a byte-order mark and blank lines to its "{"
 _PAGE_ID = re.compile(r"\d{1,20}")  # Confluence page ids are numbers (a 64-bit id has at most 20 digits)
 # Fields ``document_of`` reads, by path, with the JSON types they must have; another type is dropped with a
 # warning, as if the field were not expanded, so one odd field never takes the page with it.

@@ -7,18 +7,17 @@ Metadata:
     folders of ``SourceFile.name`` (``guides/it/vpn.html`` -> ``["guides", "it"]``);
   * labels: ``<meta name="keywords" content="a, b">``;
   * lang: ``<html lang>`` (primary subtag, ``de-DE`` -> ``de``), else ``SourceFile.lang``;
-  * acl: ``<meta name="acl" content="group1,group2">`` (groups allowed to read; absent = public)
-    together with ``SourceFile.acl``;
+  * acl: ``<meta name="acl" content="group1,group2">`` (groups allowed to read, each a group whatever its
+    name: ``ingest.principals``; absent = public) together with ``SourceFile.acl``;
   * updated / author: ``<meta name="last-modified|dcterms.modified|article:modified_time|date">`` /
     ``<meta name="author">``;
   * url: ``SourceFile.url`` (the folder's manifest or base URL, see ``workers.folder``), else none.
 
-Bytes: decoded by their byte-order mark, else the charset the page declares (``<meta charset>``,
-``http-equiv``, an XML declaration), else the encoding that fits them best (UTF-8 first), with bs4's
-``UnicodeDammit``; lxml then parses the text.
+Bytes: decoded by ``ingest.charset.decode_markup`` (their byte-order mark or UTF-16 form, strict UTF-8, the
+charset the page declares, then a guess that is recorded as a warning); lxml then parses the text.
 
 Content: the first of ``<main>``, ``[role=main]``, a single ``<article>``, ``#content``/``.content``,
-else ``<body>``. Site chrome is dropped wherever it is: ``nav``, ``header`` (kept inside the chosen
+else ``<body>`` (also when the element chosen holds no text, with a warning). Site chrome is dropped wherever it is: ``nav``, ``header`` (kept inside the chosen
 main content), ``footer``, ``aside`` (unless it is a note), ``script``/``style``/``noscript``, forms and
 controls, ``.sidebar``, breadcrumbs, tables of contents, cookie/consent banners, hidden elements.
 Blocks are those of ``ingest.markup.Walker`` plus panels for ``<aside class="note">``,
@@ -30,14 +29,15 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 import lxml.html
-from bs4 import UnicodeDammit
 from lxml import etree
 
 from ingest.blocks import ParsedDocument, ParseError
+from ingest.charset import decode_markup
 from ingest.config import IngestConfig
 from ingest.evidence import Document
 from ingest.limits import MARKUP_SLACK, binary_reason, flatten_markup, flatten_tree
 from ingest.markup import Walker, classes, clean, one_line, tag_of
+from ingest.principals import principals
 from ingest.sources import SourceFile
 from text.langcode import normalize_lang
 
@@ -129,11 +129,6 @@ class HtmlWalker(Walker):
 
     def is_block(self, el, tag: str) -> bool:
         return bool(panel_kind(el)) or super().is_block(el, tag)
-
-
-def _decode(data: bytes) -> str:
-    """A page's text, by its byte-order mark, its declared charset or the encoding that fits its bytes."""
-    return UnicodeDammit(data, is_html=True).unicode_markup or data.decode("utf-8", "replace")
 
 
 def _parse_html(text: str, name: str, config: IngestConfig, notes: list[str]):
@@ -256,8 +251,10 @@ class HtmlSource:
         binary = binary_reason(file.data, config)
         if binary:
             raise ParseError(file.name, f"{binary}; a file named .html must be an HTML page")
-        notes: list[str] = []
-        tree = _parse_html(_decode(file.data), file.name, config, notes)
+        text, guessed = decode_markup(file.data)
+        markup_notes: list[str] = []
+        tree = _parse_html(text, file.name, config, markup_notes)
+        notes = [note for note in (guessed, *markup_notes) if note]
         for el in list(tree.iter(etree.Comment, etree.ProcessingInstruction)):
             _drop_keep_tail(el)
 
@@ -268,7 +265,7 @@ class HtmlSource:
         breadcrumb = breadcrumb_of(tree, title) or list(PurePosixPath(file.name).parent.parts)
         breadcrumb = [b for b in breadcrumb if b not in (".", "/")]
         lang = normalize_lang(tree.get("lang") or tree.get("xml:lang")) or file.lang
-        acl = list(dict.fromkeys([*_split(_meta(tree, "acl")), *file.acl]))
+        acl = list(dict.fromkeys([*principals(_split(_meta(tree, "acl"))), *file.acl]))
         document = Document(
             doc_id=file.doc_id("html", file.name), source_type="html", url=file.url, title=title, breadcrumb=breadcrumb,
             labels=_split(_meta(tree, "keywords")), acl=acl, lang=lang,
@@ -280,6 +277,12 @@ class HtmlSource:
         if main is not None:
             walker.walk(main)
         blocks = walker.finish()
+        body = tree.find(".//body")
+        if not blocks and body is not None and main is not body:  # the text lives outside what looked like content
+            notes.append(f"its main content (<{tag_of(main)}>) holds no text; the whole page was read instead")
+            walker = HtmlWalker(body, title, config)
+            walker.walk(body)
+            blocks = walker.finish()
         if not blocks:
             raise ParseError(file.name, "no readable text (only markup, scripts, styles or site chrome)")
         return ParsedDocument(document, blocks, [f"{file.name}: {note}" for note in [*notes, *walker.problems]])

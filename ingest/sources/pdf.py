@@ -12,7 +12,9 @@ A page without a text layer but with images is rendered and read by Tesseract (`
 blocks carry ``{"ocr": True, "ocr_confidence": mean word confidence}``. Every page also yields one
 ``pdf_page`` block with its whole clean text, under the headings in force where the page begins (its
 context names the section its first words continue). Problems with single pages are recorded in
-``ParsedDocument.errors``; a file that cannot be read at all raises ParseError.
+``ParsedDocument.errors``; a file that cannot be read at all, that needs a password to open or that holds no
+text at all raises ParseError. One encrypted with an owner password only (it opens without one) is read, with a
+warning saying so.
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ MIN_IMAGE_COVER = 0.2
 # A page's first paragraph continues the previous page's last when that last line reaches to within
 # this many line heights of the paragraphs' right edge (it was cut by the page break, not ended).
 _FULL_LINE = 3.0
+_REASONS_SHOWN = 3  # of a PDF's page problems, in the sentence refusing a PDF without any text: the first few
 _OTHER_KINDS = (".html", ".htm", ".json")  # names other sources read: PDF bytes under them are a mistake
 
 
@@ -92,7 +95,11 @@ class PdfSource:
             raise ParseError(file.name, f"none of its {len(pages)} page(s) could be read ({unreadable[0]})")
         errors.extend(f"{problem}; the page skipped" for problem in unreadable)
         errors.extend(ocr.notes)
-        errors = [f"{file.name}: {error}" for error in errors]
+        meta = doc.metadata or {}
+        if meta.get("encryption"):  # a PDF that needs a password to open was refused by ``_open``
+            copying = "" if doc.permissions & pymupdf.PDF_PERM_COPY else ", though its permissions forbid copying it"
+            errors.append(f"encrypted ({meta['encryption']}) with an owner password only, which restricts what "
+                          f"readers may do but is not needed to open it: its text read and kept{copying}")
 
         drop_running_lines(pages)
         words = vocabulary(item.text for page in pages for item in page.items if isinstance(item, Line))
@@ -100,8 +107,12 @@ class PdfSource:
         headings = HeadingStyles(pages)
         structured = [structure(page, headings) for page in pages]
         blocks = _emit(pages, structured, words)
+        if not blocks:
+            found = "; ".join(errors[:_REASONS_SHOWN])
+            raise ParseError(file.name, f"no text on any of its {len(pages)} page(s)" + (f" ({found})" if found else
+                                        " (no text layer, and no page mostly an image for OCR to read)"))
+        errors = [f"{file.name}: {error}" for error in errors]
 
-        meta = doc.metadata or {}
         title = file.title or _metadata_title(meta.get("title")) or headings.title or PurePosixPath(file.name).stem
         document = Document(
             doc_id=file.doc_id("pdf", file.name), source_type="pdf", url=file.url, title=title,
@@ -148,7 +159,8 @@ def _open(file: SourceFile) -> pymupdf.Document:
         raise ParseError(file.name, f"{reason} that cannot be opened ({type(exc).__name__}: {exc})") from None
     if doc.needs_pass:
         doc.close()
-        raise ParseError(file.name, "encrypted PDF (password required)")
+        raise ParseError(file.name, "an encrypted PDF that opens only with a password, which ingest is not "
+                                    "given (an unencrypted copy would be read)")
     if doc.is_repaired and truncated:
         doc.close()
         raise ParseError(file.name, "truncated PDF (no %%EOF marker at the end, cross-reference table missing)")

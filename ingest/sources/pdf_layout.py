@@ -2,10 +2,10 @@
 
 ``text_lines`` reads a page's visual lines from PyMuPDF's ``get_text("dict")`` (pieces of one row
 merged, font sizes voted by characters, bold when every span is bold). ``drop_running_lines``
-removes running headers and footers (lines that repeat in the top or bottom margin across pages,
-digits ignored) and page numbers ("3", "— 3 —", "Page 3 of 9"). ``mark_paragraph_starts`` decides
-where paragraphs begin, from gaps, font size jumps, indents and ended sentences (on OCR pages from
-Tesseract's own paragraphs).
+removes running headers and footers (lines that repeat in the top or bottom margin across pages beside
+text of their own, digits ignored) and page numbers ("3", "— 3 —", "Page 3 of 9").
+``mark_paragraph_starts`` decides where paragraphs begin, from gaps, font size jumps, indents and ended
+sentences (on OCR pages from Tesseract's own paragraphs).
 """
 from __future__ import annotations
 
@@ -162,7 +162,10 @@ def _is_page_number(text: str) -> bool:
 def drop_running_lines(pages: list[Page]) -> None:
     """Drop running headers/footers (repeated in the margins across pages) and page numbers.
 
-    Lines set clearly larger than the body text are headings, even when two pages start with the same one.
+    Lines set clearly larger than the body text are headings, even when two pages start with the same one. A
+    running line runs beside a page's own text: a repeated line counts as one only when some page it is on has
+    other text, so a document of one line a page ("... page 1", "... page 2") keeps its lines. Nothing is
+    dropped when it would leave the document without any text.
     """
     body = body_size(pages)
     seen: dict[tuple[str, str], list[tuple[int, float]]] = {}
@@ -177,14 +180,26 @@ def drop_running_lines(pages: list[Page]) -> None:
             # the same text at about the same height on at least one other page
             if any(n != number and abs(p - pos) <= _SAME_HEIGHT for n, p in hits):
                 repeated.add((zone, key, number))
+
+    def running(page: Page, item) -> tuple[str, str] | None:
+        """The (zone, text) a line repeats as, when it does."""
+        zone = _zone(page, item)
+        key = (zone, _norm_furniture(item.text)) if zone else None
+        return key if key and (*key, page.number) in repeated else None
+
+    def page_number(page: Page, item) -> bool:
+        return bool(_zone(page, item)) and _is_page_number(item.text)
+
+    beside_text: set[tuple[str, str]] = set()  # repeated lines on a page that has text of its own
     for page in pages:
-        kept = []
-        for item in page.items:
-            zone = _zone(page, item)
-            if zone and ((zone, _norm_furniture(item.text), page.number) in repeated or _is_page_number(item.text)):
-                continue
-            kept.append(item)
-        page.items = kept
+        keys = [running(page, item) for item in page.items]
+        if any(key is None and not page_number(page, item) for key, item in zip(keys, page.items)):
+            beside_text.update(key for key in keys if key)
+    kept_pages = [[item for item in page.items if running(page, item) not in beside_text
+                   and not page_number(page, item)] for page in pages]
+    if any(kept_pages) or not any(page.items for page in pages):
+        for page, kept in zip(pages, kept_pages):
+            page.items = kept
 
 
 def _zone(page: Page, item) -> str:

@@ -2,12 +2,16 @@
 admins only."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core.jobs import ACTIVITY_BUCKET_SECONDS, ACTIVITY_KEEP_SECONDS, INGEST_QUEUE
 from tests.api.conftest import ADMIN, ADMIN_TOKEN, PROXY_SECRET, signed
 
 ENDPOINTS = ("/api/ingest/jobs", "/api/ingest/jobs/nope", "/api/ingest/errors", "/api/ingest/queue")
+SECRET_WORDS = "zebrasecret quokkanomicon marmalade"  # words no other page of the tests' index holds
+CORPUS_BASE = "https://files.example.org/corpus/"
 
 
 def test_admin_sees_jobs_and_errors(client, sample_corpus):
@@ -83,6 +87,32 @@ def test_a_failed_file_is_queued_again(client, ingest, jobs, tmp_path):
     assert gone.status_code == 410 and error["file"] in gone.get_json()["error"]
     assert str(broken) in gone.get_json()["error"]
     assert client.post("/api/ingest/retry", json={"job": error["job"], "file": error["file"]}).status_code == 401
+
+
+def test_a_failed_file_swapped_for_a_symlink_out_is_refused_on_retry_and_nothing_leaks(client, ingest, jobs, stores,
+                                                                                      settings, tmp_path):
+    secret = tmp_path / "secret.html"  # outside the ingested folder
+    secret.write_text(f"<html><body><p>{SECRET_WORDS}</p></body></html>", encoding="utf-8")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "manifest.json").write_text(json.dumps({"base": CORPUS_BASE}), encoding="utf-8")
+    zero = corpus / "zero.html"
+    zero.write_bytes(b"")  # an empty page fails
+    status = ingest(corpus)
+    assert status.failed == 1
+    [error] = [e for e in status.errors if e["file"] == "corpus/zero.html"]
+    zero.unlink()
+    zero.symlink_to(secret)
+    again = client.post("/api/ingest/retry", json={"job": status.job_id, "file": error["file"]}, headers=ADMIN)
+    assert again.status_code == 422, again.get_json()
+    reason = f"corpus/zero.html: a symlink to {secret.resolve()}, outside the folder {corpus.resolve()}; not read"
+    assert again.get_json()["error"] == f"cannot retry 'corpus/zero.html': {reason}"
+    assert jobs.status(status.job_id).errors[-1] | {"at": 0} == {"job": status.job_id, "file": "corpus/zero.html",
+                                                                "reason": f"retry refused: {reason}", "at": 0,
+                                                                "path": str(zero)}
+    stores.indices.refresh(index=settings.opensearch.index_alias)
+    found = client.get("/api/search", query_string={"q": SECRET_WORDS, "k": 50})  # anonymous, as in the issue
+    assert found.status_code == 200 and [h for h in found.get_json()["hits"] if h["url"].startswith(CORPUS_BASE)] == []
 
 
 def test_an_admin_cancels_a_job_and_an_unknown_one_is_a_404(client, jobs):

@@ -1,20 +1,24 @@
-"""Caller identity: signed proxy headers and SSO tokens are verified; anything forged is refused.
+"""Caller identity: signed proxy headers and SSO tokens are verified; anything forged is refused; groups and
+users never stand for each other, through the API on pages ingested by the real worker.
 
 The single sign-on is a stand-in served on loopback that publishes a real JWKS document (and can fail
 with a 500), since no SSO provider runs here; the tokens are real RS256 JWTs.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
 import jwt
 import pytest
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from api.identity import (ANONYMOUS, GROUPS_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, USER_HEADER,
                           Authenticator, sign)
 from core.settings import AuthConfig
+from tests.api.conftest import signed
 from tests.conftest import StandIn, serving
 
 SECRET = "proxy-shared-secret"
@@ -118,12 +122,14 @@ def test_an_sso_that_fails_refuses_the_token_instead_of_failing_the_request(sso,
     assert caller.principals() == [] and "refused" in caller.refused
 
 
-def test_static_key_and_groups_claim(keys):
-    from cryptography.hazmat.primitives import serialization
+def public_pem(key) -> str:
+    return key.public_key().public_bytes(serialization.Encoding.PEM,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo).decode()
 
-    pem = keys["good"].public_key().public_bytes(serialization.Encoding.PEM,
-                                                 serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    auth = Authenticator(AuthConfig(mode="jwt", jwt_key=pem, groups_claim="roles", user_claim="email"))
+
+def test_static_key_and_groups_claim(keys):
+    auth = Authenticator(AuthConfig(mode="jwt", jwt_key=public_pem(keys["good"]), groups_claim="roles",
+                                    user_claim="email"))
     caller = auth.caller(bearer(token(keys["good"], roles=["evident-admins"], email="ana@example.com")))
     assert caller.principals() == ["evident-admins", "user:ana@example.com"]
     assert auth.is_admin(caller)
@@ -146,3 +152,81 @@ def test_admin_role_and_admin_token():
 def test_incomplete_auth_settings_are_a_clear_error(config, needs):
     with pytest.raises(ValueError, match=needs):
         Authenticator(config)
+
+
+# Pages restricted to user abc and to groups named like that user, each found by the words they share.
+WIKI = "https://wiki.example.com"
+USER_PAGE, GROUP_PAGE, HTML_GROUP_PAGE = f"{WIKI}/pages/91001", f"{WIKI}/pages/91002", f"{WIKI}/files/pay.html"
+SHARED_WORDS = "narwhal stipend ledger"
+
+
+def restricted_page(page_id: str, text: str, restrictions: dict) -> dict:
+    """A Confluence page as the REST API returns it, with its own read restriction."""
+    return {"id": page_id, "type": "page", "title": f"Narwhal stipend {page_id}",
+            "body": {"storage": {"value": f"<p>The {SHARED_WORDS}: {text}</p>"}},
+            "restrictions": {"read": {"restrictions": {"user": {"results": []}, "group": {"results": []},
+                                                       **restrictions}}},
+            "_links": {"base": WIKI, "webui": f"/pages/{page_id}"}}
+
+
+@pytest.fixture(scope="module")
+def restricted_to_abc(ingest, jobs, stores, settings, tmp_path_factory):
+    """Ingested by the worker: a page restricted to user abc, a wiki page restricted to a group named
+    ``user:abc``, and an HTML page whose ``<meta name="acl">`` names that group."""
+    from workers.submit import prune
+
+    folder = tmp_path_factory.mktemp("namespaces") / "restricted"
+    folder.mkdir()
+    pages = {"91001": ("abc's own bonus is paid in March.", {"user": {"results": [{"accountId": "abc"}]}}),
+             "91002": ("the team rota moves to Fridays.", {"group": {"results": [{"name": "user:abc"}]}})}
+    for page_id, (text, restrictions) in pages.items():
+        (folder / f"{page_id}.json").write_text(json.dumps(restricted_page(page_id, text, restrictions)),
+                                                encoding="utf-8")
+    (folder / "pay.html").write_text(f'<html><head><title>Narwhal pay</title><meta name="acl" content="user:abc">'
+                                     f'</head><body><p>The {SHARED_WORDS} of the exported site lists every grade '
+                                     f'and its allowance.</p></body></html>', encoding="utf-8")
+    (folder / "manifest.json").write_text(json.dumps({"base": f"{WIKI}/files/"}), encoding="utf-8")
+    status = ingest(folder)
+    assert (status.done, status.failed) == (3, 0), status.errors
+    stores.indices.refresh(index=settings.opensearch.index_alias)
+    yield
+    prune(jobs, stores, settings, [str(folder)], [])
+
+
+@pytest.fixture(scope="module")
+def jwt_client(settings, searcher, worker, keys):
+    from api.app import create_app
+
+    auth = dataclasses.replace(settings.auth, mode="jwt", jwt_key=public_pem(keys["good"]))
+    return create_app(dataclasses.replace(settings, auth=auth), searcher=searcher).test_client()
+
+
+@pytest.fixture(params=["jwt", "signed-header"])
+def pages_read_by(request, restricted_to_abc, keys):
+    """The restricted pages a caller finds through the API, asserted by an SSO token or the signing proxy."""
+    if request.param == "jwt":
+        client = request.getfixturevalue("jwt_client")
+        claims = lambda user, groups: bearer(token(keys["good"], sub=user, groups=groups))  # noqa: E731
+    else:
+        client = request.getfixturevalue("client")
+        claims = lambda user, groups: signed(user, ",".join(groups))  # noqa: E731
+
+    def read(user: str, groups: list[str]) -> set[str]:
+        response = client.get("/api/search", query_string={"q": SHARED_WORDS, "k": 50}, headers=claims(user, groups))
+        assert response.status_code == 200
+        assert not [w for w in response.get_json()["warnings"] if "identity" in w], response.get_json()["warnings"]
+        return {hit["url"] for hit in response.get_json()["hits"]} & {USER_PAGE, GROUP_PAGE, HTML_GROUP_PAGE}
+
+    return read
+
+
+def test_a_group_claim_spelled_like_a_user_does_not_read_that_users_pages(pages_read_by):
+    assert pages_read_by("mallory", ["user:abc"]) == {GROUP_PAGE, HTML_GROUP_PAGE}  # the group's, not abc's
+    assert pages_read_by("", ["user:abc", "staff"]) == {GROUP_PAGE, HTML_GROUP_PAGE}
+    assert pages_read_by("abc", []) == {USER_PAGE}
+
+
+def test_a_group_named_like_a_user_does_not_open_to_that_user(pages_read_by):
+    assert GROUP_PAGE not in pages_read_by("abc", ["staff"])
+    assert pages_read_by("user:abc", []) == set()  # a user named like the group's stored form is a user
+    assert pages_read_by("mallory", ["group:user:abc", "abc"]) == set()  # nor is a group named like it

@@ -1,10 +1,12 @@
 """The live-source admin endpoints on the real services: register, sync through the worker, describe, remove."""
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
 
+from api.app import create_app
 from tests.api.conftest import ADMIN, signed
 from tests.standins.site import SiteStandIn
 
@@ -64,3 +66,20 @@ def test_a_site_is_registered_synced_described_and_removed(client, site, stores,
     assert removed.status_code == 200 and removed.get_json()["removed_evidence"] >= 2
     assert client.get("/api/admin/sources/canteen", headers=ADMIN).status_code == 404
     assert client.post("/api/admin/sources/canteen/sync", headers=ADMIN).status_code == 404
+
+
+@pytest.mark.parametrize("kind, options", [("site", {"start": "{url}/"}),
+                                           ("confluence", {"url": "{url}", "token_env": "T", "user_env": "U",
+                                                           "spaces": ["ENG"]})])
+def test_a_source_on_loopback_is_refused_with_default_settings(app, site, kind, options):
+    settings = app.extensions["evident"]["settings"]
+    strict = create_app(dataclasses.replace(settings, sources=dataclasses.replace(
+        settings.sources, allowed_private_hosts=())), searcher=app.extensions["evident"]["searcher"]).test_client()
+    options = {k: v.format(url=site.url) if isinstance(v, str) else v for k, v in options.items()}
+    response = strict.post("/api/admin/sources", json={"name": "loopback", "kind": kind, "options": options},
+                           headers=ADMIN)
+    url = options.get("start") or options["url"]
+    assert response.status_code == 400 and response.get_json()["error"] == (
+        f"source 'loopback': {url} resolves to 127.0.0.1, a loopback address: not fetched "
+        f"(allow it with EVIDENT_SOURCES_ALLOWED_PRIVATE_HOSTS)")
+    assert strict.get("/api/admin/sources/loopback", headers=ADMIN).status_code == 404

@@ -48,3 +48,25 @@ def test_a_bad_setting_is_an_error_that_names_it(tmp_path, toml, environ, names)
         _load(tmp_path, toml, **environ)
     for name in names:
         assert name in str(raised.value)
+
+
+@pytest.mark.parametrize("toml, environ, names", [
+    ("", {"EVIDENT_SEARCH_FUSION": "rff"}, ["EVIDENT_SEARCH_FUSION", "'rrf', 'minmax' or 'merge'", "'rff'"]),
+    ("[search]\nmode = \"semantic\"\n", {}, ["[search] mode", "'bm25', 'dense', 'hybrid' or 'baseline'"]),
+    ("", {"EVIDENT_SEARCH_GROUP": "document"}, ["EVIDENT_SEARCH_GROUP", "'page' or 'none'"]),
+    ("[ingest]\ncontext_mode = \"full\"\n", {}, ["[ingest] context_mode", "'none', 'title' or 'all'"]),
+    ("", {"EVIDENT_AUTH_MODE": "ldap"}, ["EVIDENT_AUTH_MODE", "'none', 'jwt' or 'signed-header'", "'ldap'"]),
+])
+def test_an_unknown_value_of_an_enum_like_setting_is_an_error_naming_it_and_the_allowed_values(
+        tmp_path, toml, environ, names):
+    with pytest.raises(ValueError) as raised:
+        _load(tmp_path, toml, **environ)
+    for name in names:
+        assert name in str(raised.value)
+
+
+def test_each_allowed_value_of_an_enum_like_setting_loads(tmp_path):
+    settings = _load(tmp_path, '[search]\nfusion = "rrf"\n[ingest]\ncontext_mode = "title"\n',
+                     EVIDENT_SEARCH_MODE="dense", EVIDENT_SEARCH_GROUP="none", EVIDENT_AUTH_MODE="jwt")
+    assert (settings.search.fusion, settings.ingest.context_mode) == ("rrf", "title")
+    assert (settings.search.mode, settings.search.group, settings.auth.mode) == ("dense", "none", "jwt")

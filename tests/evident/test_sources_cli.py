@@ -11,7 +11,8 @@ from tests.standins.site import SiteStandIn
 
 @pytest.fixture
 def env(settings, worker):
-    return {"EVIDENT_REDIS_URL": settings.redis.url, "EVIDENT_OPENSEARCH_INDEX_ALIAS": settings.opensearch.index_alias}
+    return {"EVIDENT_REDIS_URL": settings.redis.url, "EVIDENT_OPENSEARCH_INDEX_ALIAS": settings.opensearch.index_alias,
+            "EVIDENT_SOURCES_ALLOWED_PRIVATE_HOSTS": ",".join(settings.sources.allowed_private_hosts)}
 
 
 def test_a_source_that_cannot_work_is_refused_with_the_reason(evident_here, env):
@@ -38,3 +39,13 @@ def test_add_list_sync_and_remove_a_site(evident_here, env, tmp_path):
         removed = evident_here("sources", "remove", "parking", env=env)
         assert removed.returncode == 0 and "parking" in removed.stdout
         assert "parking" not in evident_here("sources", "list", env=env).stdout
+
+
+@pytest.mark.parametrize("start, address", [("http://127.0.0.1:9200/", "127.0.0.1"),
+                                            ("http://0x7f000001:9200/", "127.0.0.1"), ("http://[::1]:9200/", "::1")])
+def test_a_site_on_loopback_is_refused_with_default_settings(evident_here, settings, start, address):
+    env = {"EVIDENT_REDIS_URL": settings.redis.url, "EVIDENT_SOURCES_ALLOWED_PRIVATE_HOSTS": ""}
+    result = evident_here("sources", "add", "site", "opensearch", "--start", start, env=env)
+    assert result.returncode == 1 and result.stderr == (
+        f"evident: source opensearch: {start} resolves to {address}, a loopback address: not fetched "
+        f"(allow it with EVIDENT_SOURCES_ALLOWED_PRIVATE_HOSTS)\n")

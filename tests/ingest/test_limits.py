@@ -11,11 +11,12 @@ import pytest
 from ingest import evidence as kinds
 from ingest.blocks import ParseError
 from ingest.config import IngestConfig
+from ingest.assemble import NEIGHBOUR_CHARS
 from ingest.index_records import parse_index_records
 from ingest.limits import flatten_markup
-from ingest.pipeline import evidence_for, parse_file
+from ingest.pipeline import MAX_TITLE_CHARS, evidence_for, parse_file
 from ingest.sources import SourceFile
-from ingest.tables import Cell, expand_spans, limit_table
+from ingest.tables import TABLE_EXPANSION, Cell, expand_spans, limit_table
 from text.lemmas import Lemmatizer
 
 DEEP = 100_000  # the depth of the hostile corpus's file, far beyond libxml2's 2,048 levels
@@ -115,7 +116,7 @@ def test_immense_spans_cost_nothing_and_keep_the_cells():
 
 
 def test_a_rowspan_is_capped_by_the_rows_below_it():
-    rows, note = limit_table([[Cell("a", rowspan=500), Cell("b")], [Cell("c")]], 100)
+    rows, note = limit_table([[Cell("a", rowspan=500), Cell("b")], [Cell("c")]], 100, 1_000)
     assert note == "" and rows[0][0].rowspan == 2
     assert [[c.text for c in row] for row in expand_spans(rows)] == [["a", "b"], ["a", "c"]]
 
@@ -303,3 +304,140 @@ def test_a_pdf_named_html_is_refused_with_the_hint_to_rename_it():
         parse("site/manual.html", CYCLIC_PDF)
     assert str(refused.value) == ("site/manual.html: a PDF named like an HTML page; rename it .pdf to have it read "
                                   "as a PDF; skipped")
+
+
+# ------------------------------------------------------------------ cost linear in a file's size
+
+@pytest.fixture(scope="module")
+def lemmatizer() -> Lemmatizer:
+    return Lemmatizer()
+
+
+def colspan_page() -> str:
+    """3 KB: a header spanning a 960-column grid (one 24-cell row of colspan 40) names every column; each of 60
+    rows holds a rowspan and a colspan over the whole grid."""
+    wide = "<tr>" + "<td colspan=40>w" * 24 + "</tr>"
+    head = "<tr><th colspan=1000>" + "Quarterly figure " * 12 + "</th></tr>"
+    body = "".join(f"<tr><td rowspan=500>r{n}<td colspan=1000>v{n}" for n in range(60))
+    return f"<html><body><h1>Spans</h1><table>{head}{wide}{body}</table></body></html>"
+
+
+def rowspan_page() -> str:
+    """3 KB: a 1 KB note whose rowspan covers 200 rows of a few bytes each."""
+    note = "The same long note is repeated in every row its rowspan covers. " * 16
+    rows = "".join(f"<tr><td>n{i}" for i in range(1, 200))
+    return (f"<html><body><h1>Spans</h1><table><tr><th>Topic</th><th>Note</th></tr>"
+            f"<tr><td>n0</td><td rowspan=1000>{note}</td></tr>{rows}</table></body></html>")
+
+
+def storage_macro(name: str, body: str) -> str:
+    return f'<ac:structured-macro ac:name="{name}"><ac:rich-text-body>{body}</ac:rich-text-body></ac:structured-macro>'
+
+
+def nested_storage_page(depth: int) -> bytes:
+    """Panels nested ``depth`` deep around code, a list and a table whose rowspan would fill its grid with copies of
+    a note: read naively, each level repeats the code and the list, each row the note."""
+    code = ('<ac:structured-macro ac:name="code"><ac:plain-text-body><![CDATA[' + "deploy --stage blue\n" * 30
+            + "]]></ac:plain-text-body></ac:structured-macro>")
+    steps = "<ul>" + "".join(f"<li>Checklist step {n}</li>" for n in range(30)) + "</ul>"
+    note = "The rollback note applies to every step below. " * 20
+    table = ("<table><tbody><tr><th>Step</th><th>Note</th></tr>"
+             f"<tr><td>s0</td><td rowspan=\"300\">{note}</td></tr>"
+             + "".join(f"<tr><td>s{n}</td></tr>" for n in range(1, 120)) + "</tbody></table>")
+    body = code + steps + table
+    for _ in range(depth):
+        body = storage_macro("info", body)
+    return page_json(body)
+
+
+def assert_linear(name: str, data: bytes, lemmatizer: Lemmatizer, config: IngestConfig | None = None) -> list[str]:
+    """The file's blocks hold at most 2 x TABLE_EXPANSION characters per byte, its evidence stay within the
+    size bounds of ``config``; returns the warnings."""
+    config = config or IngestConfig()
+    parsed, evidence = evidence_for(SourceFile(name, data), config, lemmatizer)
+    size = max(len(data), config.cost_floor_bytes)
+    assert sum(len(b.text) for b in parsed.blocks) <= 2 * TABLE_EXPANSION * len(data)
+    assert len(evidence) <= size // config.bytes_per_evidence
+    biggest = max(len(e.text) + len(e.context) for e in evidence)  # the one that crosses the bound is kept whole
+    assert sum(len(e.text) + len(e.context) for e in evidence) <= size * config.evidence_chars_per_byte + biggest
+    return parsed.errors
+
+
+@pytest.mark.parametrize("page", [colspan_page, rowspan_page])
+def test_a_3kb_page_of_spans_makes_work_linear_in_its_size_and_says_what_was_cut(page, lemmatizer):
+    data = page().encode()
+    assert 3_000 <= len(data) <= 3_500
+    errors = assert_linear("site/spans.html", data, lemmatizer)
+    assert errors and errors[0].startswith("site/spans.html: table 1: ")
+    assert f"({TABLE_EXPANSION} times the table's " in errors[0] and "kept their text once" in errors[0]
+
+
+def test_the_evidence_of_a_page_of_tiny_rows_are_bounded_by_its_bytes(lemmatizer):
+    errors = assert_linear("site/spans.html", rowspan_page().encode(), lemmatizer)
+    assert errors[-1].startswith("site/spans.html: the document makes ")
+    assert "for its 3,437 bytes, one per 16 bytes (EVIDENT_INGEST_BYTES_PER_EVIDENCE); partially indexed" in errors[-1]
+
+
+@pytest.mark.parametrize("depth", [5, 45])
+def test_a_storage_page_of_nested_macros_and_spans_makes_work_linear_in_its_size(depth, lemmatizer):
+    errors = assert_linear("wiki/42.json", nested_storage_page(depth), lemmatizer)
+    assert errors[0].startswith("wiki/42.json: table 1: 1 cell(s) spanning so many slots that the grid's text "
+                                "would pass ")
+    panels = [b.text for b in parse("wiki/42.json", nested_storage_page(depth)).blocks if b.kind == kinds.PANEL]
+    assert len(panels) == 1 and panels[0].count("Checklist step 7") == 1
+    assert panels[0].count("deploy --stage blue") == 30
+
+
+def test_nested_code_and_decisions_are_read_once():
+    code = "<ul><li>Run:" + "<pre>" * 30 + "make release" + "</pre>" * 30 + "</li></ul>"
+    item = '<ac:adf-node type="decision-item"><ac:adf-content>Ship it'
+    decisions = ('<ac:adf-extension><ac:adf-node type="decision-list">' + item * 30
+                 + "</ac:adf-content></ac:adf-node>" * 30 + "</ac:adf-node></ac:adf-extension>")
+    blocks = parse("wiki/42.json", page_json(code + decisions)).blocks
+    assert [(b.kind, b.text.count("make release"), b.text.count("Ship it")) for b in blocks] == [
+        ("list", 1, 0), ("code", 1, 0), ("list", 0, 30)]
+
+
+def test_a_normal_wide_table_with_a_few_spans_is_untouched(lemmatizer):
+    head = "<tr><th>Site</th>" + "".join(f"<th>Quarter {q} figure</th>" for q in range(1, 11)) + "<th>Notes</th></tr>"
+    rows = [f"<tr><td>Site {r}</td>" + "".join(f"<td>{r * q} units</td>" for q in range(1, 11))
+            + f"<td>ok {r}</td></tr>" for r in range(40)]
+    rows[3] = "<tr><td rowspan=3>Site 3 to 5</td>" + "<td>1 unit</td>" * 9 + "<td colspan=2>merged 3</td></tr>"
+    rows[4], rows[5] = ("<tr>" + "<td>2 units</td>" * 11 + "</tr>",) * 2
+    data = f"<html><body><h1>Stock</h1><table>{head}{''.join(rows)}</table></body></html>".encode()
+    parsed, evidence = evidence_for(SourceFile("site/wide.html", data), IngestConfig(), lemmatizer)
+    assert parsed.errors == []
+    row_texts = [e.text for e in evidence if e.kind == kinds.TABLE_ROW]
+    assert len(row_texts) == 40 and sum("Site is Site 3 to 5" in text for text in row_texts) == 3
+    assert row_texts[3].endswith("Quarter 10 figure is merged 3")
+    assert row_texts[39] == ("Row 40 in Table 1: Site is Site 39, " + ", ".join(
+        f"and Quarter {q} figure is {39 * q} units" for q in range(1, 11)) + ", and Notes is ok 39")
+
+
+def test_a_long_neighbour_is_not_repeated_in_full_by_every_row(lemmatizer):
+    intro = "<p>" + " ".join(f"{'x' * 200}{n}" for n in range(50)) + "</p>"
+    rows = "".join(f"<tr><td>r{n}</td><td>v{n}</td></tr>" for n in range(10))
+    data = f"<html><body>{intro}<table><tr><th>K</th><th>V</th></tr>{rows}</table></body></html>".encode()
+    _parsed, evidence = evidence_for(SourceFile("site/intro.html", data), IngestConfig(), lemmatizer)
+    for row in (e for e in evidence if e.kind == kinds.TABLE_ROW):
+        assert row.prev_text.endswith("x49") and len(row.prev_text) <= NEIGHBOUR_CHARS + 2  # and "… "
+        assert row.prev_text in row.context
+
+
+def test_an_immense_heading_over_many_blocks_is_cut_by_the_characters_its_bytes_allow(lemmatizer):
+    lists = "".join(f"<ul><li>item {n}</li></ul><p>text {n}</p>" for n in range(100))
+    data = f"<html><body><h2>{'Heading words ' * 300}</h2>{lists}</body></html>".encode()
+    per_byte = 16  # a tight bound, so that the test reads little text
+    errors = assert_linear("site/heading.html", data, lemmatizer,
+                           replace(IngestConfig(), evidence_chars_per_byte=per_byte))
+    [note] = errors
+    assert note.startswith("site/heading.html: the text and context of its ") and (
+        f"evidence come to over the limit of {per_byte * len(data):,} for its {len(data):,} bytes, {per_byte} per "
+        "byte (EVIDENT_INGEST_EVIDENCE_CHARS_PER_BYTE); partially indexed: the last ") in note
+
+
+def test_an_immense_title_is_cut_with_a_warning():
+    parsed = parse("wiki/42.json", page_json(title="T" * 40_000))
+    assert parsed.document.title == "T" * MAX_TITLE_CHARS
+    assert parsed.errors == ["wiki/42.json: its title of 40,000 characters was cut to 255, the longest title "
+                             "Confluence allows"]

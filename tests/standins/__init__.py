@@ -4,3 +4,7 @@ misbehave (rate limits, server errors, removed pages) so the tests see what a us
 
 Never a mock of this project's own code: everything of ours runs for real against these servers.
 """
+
+# Where the stand-ins serve: loopback, which a source reaches only when allowed like an intranet host there
+# (``sources.allowed_private_hosts``); "localhost" is the name their pages use for "another host".
+STANDIN_HOSTS = ("127.0.0.1", "localhost")

@@ -15,10 +15,14 @@ def test_vanished_names_the_files_a_folder_no_longer_holds(tmp_path):
     (folder / "kept.json").write_text("{}", encoding="utf-8")
     found, _, _ = discover([str(folder)])
     root = str(folder.resolve())
-    ingested = [f"{root}:wiki/kept.json", f"{root}:wiki/gone.json", f"{root}:wiki/sub/gone.pdf",
-                "/elsewhere/wiki:wiki/gone.json", "wiki/gone.json"]  # another source's; one from before sources
-    assert vanished(ingested, [str(folder)], found) == {f"{root}:wiki/gone.json": "wiki/gone.json",
-                                                        f"{root}:wiki/sub/gone.pdf": "wiki/sub/gone.pdf"}
+    ingested = ["wiki:wiki/kept.json", "wiki:wiki/gone.json", "wiki:wiki/sub/gone.pdf",
+                "pages:wiki/gone.json", "wiki/gone.json",  # another source's; one from before sources were named
+                f"{root}:wiki/kept.json", f"{root}:wiki/old.json"]  # from when a folder's source was its path
+    assert vanished(ingested, [str(folder)], found) == {"wiki:wiki/gone.json": "wiki/gone.json",
+                                                        "wiki:wiki/sub/gone.pdf": "wiki/sub/gone.pdf",
+                                                        f"{root}:wiki/old.json": "wiki/old.json"}
+    assert vanished(ingested, [str(folder)], found, "pages") == {"pages:wiki/gone.json": "wiki/gone.json",
+                                                                 f"{root}:wiki/old.json": "wiki/old.json"}
 
 
 def test_two_folders_with_files_of_the_same_names_are_two_sources(tmp_path):
@@ -27,17 +31,17 @@ def test_two_folders_with_files_of_the_same_names_are_two_sources(tmp_path):
         (tmp_path / copy / "site" / "a.html").write_text("<p>a</p>", encoding="utf-8")
     (tmp_path / "c1" / "site" / "b.html").write_text("<p>b</p>", encoding="utf-8")
     first, _, _ = discover([str(tmp_path / "c1" / "site")])
-    second, _, _ = discover([str(tmp_path / "c2" / "site")])
+    second, _, _ = discover([str(tmp_path / "c2" / "site")], "site-2")  # named apart (workers.submit.claim_sources)
     assert [f.name for f in first] == ["site/a.html", "site/b.html"] and [f.name for f in second] == ["site/a.html"]
-    assert first[0].key != second[0].key
-    assert vanished([f.key for f in first], [str(tmp_path / "c2" / "site")], second) == {}  # c1's b.html stays
+    assert (first[0].key, second[0].key) == ("site:site/a.html", "site-2:site/a.html")
+    assert vanished([f.key for f in first], [str(tmp_path / "c2" / "site")], second, "site-2") == {}  # c1's b.html
 
 
 def test_a_single_file_says_nothing_about_what_else_left(tmp_path):
     (tmp_path / "one.json").write_text("{}", encoding="utf-8")
     found, _, _ = discover([str(tmp_path / "one.json")])
-    assert found[0].key == f"{tmp_path.resolve()}:{tmp_path.name}/one.json"  # as if it came with its folder
-    assert vanished([found[0].key, f"{tmp_path.resolve()}:{tmp_path.name}/two.json"], [str(tmp_path / "one.json")],
+    assert found[0].key == f"{tmp_path.name}:{tmp_path.name}/one.json"  # as if it came with its folder
+    assert vanished([found[0].key, f"{tmp_path.name}:{tmp_path.name}/two.json"], [str(tmp_path / "one.json")],
                     found) == {}
 
 
@@ -161,6 +165,8 @@ def test_a_manifest_entry_naming_no_file_is_said_once_and_the_rest_is_used(tmp_p
 
 
 @pytest.mark.parametrize("manifest, why", [("{not json", "cannot be read as JSON"),
+                                           ('{"files": [{"file": "listed.html", "acl": ["hr-team"], "acl": []}]}',
+                                            "the key 'acl' appears twice"),
                                            ('{"files": {"listed.html": {}}}', '"files" a list'),
                                            ('{"base": 7}', '"base" text'), ("[1]", "must be an object")])
 def test_a_manifest_that_cannot_be_read_holds_back_the_folders_files(tmp_path, manifest, why):
@@ -202,8 +208,9 @@ def test_a_file_read_again_from_its_recorded_path_and_name_keeps_its_key(tmp_pat
     (tmp_path / "docs" / "sub").mkdir(parents=True)
     (tmp_path / "docs" / "sub" / "a.html").write_text("<p>a</p>", encoding="utf-8")
     [found], _, _ = discover([str(tmp_path / "docs")])
-    assert CorpusFile(found.path, found.name).key == found.key == f"{tmp_path.resolve()}/docs:docs/sub/a.html"
-    assert CorpusFile(found.path, "a.html").key == f"{tmp_path.resolve()}/docs/sub:a.html"  # a name without folder
+    assert CorpusFile(found.path, found.name).key == found.key == "docs:docs/sub/a.html"
+    assert CorpusFile(found.path, found.name).root == found.root == (tmp_path / "docs").resolve()
+    assert CorpusFile(found.path, "a.html").key == "sub:a.html"  # a name without folder
 
 
 def test_a_symlinked_side_file_is_not_followed(walled):
@@ -212,8 +219,11 @@ def test_a_symlinked_side_file_is_not_followed(walled):
     found, errors, _ = discover([str(walled)])
     assert [f.name for f in found] == ["root/page.html"] and errors == []
     notes = FolderNotes()
-    with pytest.raises(ValueError, match="manifest.json is a symlink; a side file is read only where it is"):
+    secret = walled.parent / "secret.pdf"
+    with pytest.raises(ValueError, match=f"manifest.json: a symlink to {secret}, outside the folder {walled}; a "
+                                         f"side file is read only inside its own folder"):
         load(found[0], notes=notes)
     notes.users(walled)
     [problem] = notes.take_problems()
-    assert problem.path == str(walled / "users.json") and problem.reason.startswith("is a symlink, not read")
+    assert problem.path == str(walled / "users.json")
+    assert problem.reason.startswith(f"a symlink to {secret}, outside the folder {walled}; not read")

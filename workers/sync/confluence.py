@@ -9,12 +9,15 @@
    for the deletion check.
 3. ``index``: each pending page whose version or read levels differ from what was indexed is fetched,
    parsed, embedded and written with its attachments; the store records it and drops it from pending in
-   one transaction. A task indexes at most ``sources.items_per_task`` pages, then queues the rest as a
-   new task, so one large wiki never starves the other sources.
+   one transaction. A task indexes at most ``sources.items_per_task`` pages (and works at most
+   ``sources.seconds_per_task``), then queues the rest as a new task, so one large wiki never starves the
+   other sources.
 4. ``delete`` (after a scope listing): pages indexed but no longer in scope (deleted, trashed,
    archived, moved out, restricted out of the listing's sight) leave the index with their attachments.
 
-The cursor (the latest modification time the listings saw) advances only when all four are done.
+The cursor (the latest modification time the listings saw) advances only when all four are done. Listings
+that pass ``sources.max_listed_per_sync`` ids end the sync before the index and delete phases
+(``run.ListingCapped``): ids listed so far are never taken for the whole scope.
 """
 from __future__ import annotations
 
@@ -41,7 +44,8 @@ def client_for(run: SyncRun) -> ConfluenceClient:
         user=source_secret(run.entry, "user"), spaces=list(options.get("spaces", [])), cql=options.get("cql", ""),
         attachments=list(options.get("attachments", [])), max_attachment_bytes=settings.max_attachment_bytes,
         requests_per_second=float(options.get("requests_per_second") or settings.requests_per_second),
-        timeout=settings.request_timeout)
+        timeout=settings.request_timeout, deadline=settings.request_deadline,
+        allowed_private_hosts=settings.allowed_private_hosts)
     return ConfluenceClient(config)
 
 
@@ -91,10 +95,7 @@ class ConfluenceSync(SyncRun):
                 self.delete_out_of_scope()
         finally:
             self.count("requests", self.client.requests_made - requests_before)
-        checkpoint = self.store.checkpoint(self.name)
-        self.store.finish(self.name, checkpoint.get("cursor", ""),
-                          {"started": checkpoint["started"], "finished": now_iso(), "counts": checkpoint["counts"],
-                           "cursor": checkpoint.get("cursor", ""), "full": self.full})
+        self.finish(self.store.checkpoint(self.name).get("cursor", ""))
         return True
 
     def next_phase(self, phase: str) -> dict:
@@ -104,10 +105,11 @@ class ConfluenceSync(SyncRun):
     def list_pages(self, checkpoint: dict, since: str | None, in_scope: bool) -> None:
         cursor = checkpoint.get("cursor") or ""
         for answer in self.client.list_pages(since=since, resume=checkpoint.get("next_link")):
+            self.check_cancelled()
+            self.listed(len(answer.items))
             self.store.add_pending(self.name, {page.id: asdict(page) for page in answer.items}, in_scope)
             cursor = max([cursor, *(page.when for page in answer.items)])
             self.store.save_checkpoint(self.name, next_link=answer.next_link, cursor=cursor)
-            self.count("listed", len(answer.items))
 
     def restriction_of(self, page_id: str) -> list[str]:
         """A page's own read restriction: from this sync's listing, else as last indexed, else asked for."""
@@ -124,8 +126,7 @@ class ConfluenceSync(SyncRun):
         return self._restrictions[page_id]
 
     def index_pending(self) -> bool:
-        """Index the pending pages that changed; False when this task's page budget ran out first."""
-        budget = self.ctx.settings.sources.items_per_task
+        """Index the pending pages that changed; False when this task's budget ran out first."""
         unchanged: list[str] = []
         for page_id, listed in self.store.pending(self.name):
             page = PageRef(**listed)
@@ -138,10 +139,10 @@ class ConfluenceSync(SyncRun):
                 continue
             self.store.skip_pending(self.name, unchanged)
             unchanged = []
+            if not self.go_on():
+                return False
             self.index_page(page, own, inherited, known)
-            budget -= 1
-            if budget <= 0:
-                return self.store.pending_count(self.name) == 0
+            self.pages_taken += 1
         self.store.skip_pending(self.name, unchanged)
         return True
 
@@ -220,7 +221,10 @@ class ConfluenceSync(SyncRun):
     def delete_out_of_scope(self) -> None:
         in_scope = self.store.in_scope(self.name)
         for page_id, record in self.store.items(self.name).items():
-            if page_id not in in_scope and not self.still_in_scope(page_id):
+            if page_id in in_scope:
+                continue
+            self.check_cancelled()
+            if not self.still_in_scope(page_id):
                 self.forget(page_id, record)
 
     def still_in_scope(self, page_id: str) -> bool:

@@ -2,9 +2,10 @@
 API share.
 
 A registration is checked before it is kept (the URL, the deployment, the scope, the interval, the space
-groups) and holds no secret: only the names of the environment variables or files the worker reads the
-token and user from. What ``describe`` shows is redacted besides (``core.urls.redact``): a URL registered
-with ``user:password@`` or a ``?token=`` is shown without them, and so is any recorded error quoting one.
+groups; its URLs' hosts by ``refuse_private_urls``) and holds no secret: only the names of the environment
+variables or files the worker reads the token and user from. What ``describe`` shows is redacted besides
+(``core.urls.redact``): a URL registered with ``user:password@`` or a ``?token=`` is shown without them, and
+so is any recorded error quoting one.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from datetime import datetime
 from opensearchpy import OpenSearch
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.addresses import AllowedHosts, refused_url
 from core.index import delete_documents
 from core.jobs import JobStore
 from core.settings import Settings
@@ -30,6 +32,11 @@ UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 MIN_INTERVAL = 60  # seconds: beat looks once a minute, and a wiki deserves a breather between syncs
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")  # it appears in Redis keys and document names
 ERRORS_SHOWN = 5  # of a source's recorded errors, the latest: what went wrong, not a log
+# Seconds a removal waits for a sync of the source under way to stop (it sees the removal at its next request,
+# seconds later); one stuck longer in a request finds the source gone when it is back and writes nothing more.
+REMOVE_WAIT_SECONDS = 30
+REMOVE_POLL_SECONDS = 0.2  # between looks at the lock while a removal waits: a quick answer, little load on Redis
+CHECKPOINT_SHOWN = ("phase", "started", "counts", "error")  # of a sync's checkpoint, what the admin is shown
 SECRET_OPTIONS = ("token", "user")  # read by the worker from <name>_env or <name>_file, never stored
 
 
@@ -101,6 +108,17 @@ def _check_confluence(options: dict) -> None:
     parse_space_groups(options.get("space_groups", ""))
 
 
+def refuse_private_urls(options: dict, allowed_private_hosts: tuple[str, ...]) -> None:
+    """``ValueError`` with the refusal when a registration's URL (``url``, ``start``, ``sitemap``) has a host that
+    resolves to an address that is not public and ``allowed_private_hosts`` (``sources.allowed_private_hosts``)
+    does not name: the worker would refuse to fetch it (``core.addresses``), so the admin hears it now. What
+    ``evident sources add`` and the admin API call before ``register``."""
+    allowed = AllowedHosts.parse(allowed_private_hosts)
+    for url in (options.get("url"), options.get("start"), options.get("sitemap")):
+        if isinstance(url, str) and url and (refused := refused_url(url, allowed)):
+            raise ValueError(refused)
+
+
 def register(store: SourceStore, name: str, kind: str, options: dict, every: str = "") -> SourceEntry:
     """Check and keep a source; an existing one of the same name is replaced (its state is kept)."""
     if not NAME.match(name or ""):
@@ -123,9 +141,17 @@ def register(store: SourceStore, name: str, kind: str, options: dict, every: str
 
 def describe(store: SourceStore, jobs: JobStore, entry: SourceEntry) -> dict:
     """A source as the admin sees it: its registration, its last sync, the one under way, the next, and the
-    last errors its syncs recorded."""
+    last errors its syncs recorded.
+
+    Whether a sync is under way is the lock's to say (a worker killed mid-sync lets it lapse within
+    ``sources.lock_seconds``): a checkpoint with the lock held is ``under_way``, one without is ``cut_short``
+    (a stopped or killed sync that the next one continues).
+    """
     state = store.state(entry.name)
     checkpoint = store.checkpoint(entry.name)
+    running = store.lock(entry.name, 1).locked()
+    shown = {k: redact(v) if isinstance(v, str) else v for k, v in checkpoint.items()
+             if k in CHECKPOINT_SHOWN and v} if checkpoint else None
     last = state["last"]
     next_run = None
     if entry.every_seconds:
@@ -137,11 +163,10 @@ def describe(store: SourceStore, jobs: JobStore, entry: SourceEntry) -> dict:
     return {**asdict(entry), "options": {k: redact(v) if isinstance(v, str) else v for k, v in entry.options.items()},
             "items": store.item_count(entry.name), "cursor": state["cursor"],
             "syncs": state["syncs"], "last_sync": last, "next_sync": next_run,
-            "running": store.lock(entry.name, 1).locked(),
+            "running": running,
             # Errors recorded before record_error redacted are redacted here, on their way out.
             "errors": [e | {"file": redact(e.get("file", "")), "reason": redact(e.get("reason", ""))} for e in errors],
-            "under_way": {k: redact(v) if isinstance(v, str) else v for k, v in checkpoint.items()
-                          if k in ("phase", "started", "counts", "error") and v} if checkpoint else None}
+            "under_way": shown if running else None, "cut_short": None if running else shown}
 
 
 def _timestamp(iso: str) -> float:
@@ -149,8 +174,18 @@ def _timestamp(iso: str) -> float:
 
 
 def remove(store: SourceStore, client: OpenSearch, settings: Settings, name: str) -> int:
-    """Forget a source; its documents leave the index first. Returns the evidence removed."""
+    """Forget a source; its documents leave the index first. Returns the evidence removed.
+
+    A sync of it under way is cancelled first: it sees the mark at its next request and stops without
+    writing more (``workers.sync.run``), and the removal waits for it to let go of the lock (at most
+    ``REMOVE_WAIT_SECONDS``), so what it wrote last leaves the index with the rest.
+    """
+    store.cancel(name)
+    lock, deadline = store.lock(name, 1), time.monotonic() + REMOVE_WAIT_SECONDS
+    while lock.locked() and time.monotonic() < deadline:
+        time.sleep(REMOVE_POLL_SECONDS)
     doc_ids = [d for record in store.items(name).values() for d in record.get("doc_ids", [])]
     removed = delete_documents(client, settings, doc_ids)
+    JobStore.from_settings(settings).take_back_keywords(doc_ids)
     store.remove(name)
     return removed

@@ -1,9 +1,10 @@
-"""The parsed PDFs several PDF test modules read: a generated structured PDF and two bench PDFs."""
+"""The parsed PDFs several PDF test modules read: a generated structured PDF, the sample manual and an
+image-only copy of it."""
 from __future__ import annotations
 
 import pytest
 
-from tests.ingest.sources.pdf_helpers import BENCH, builders, parse
+from tests.ingest.sources.pdf_helpers import SAMPLE_PDF, builders, parse
 
 
 @pytest.fixture(scope="package")
@@ -12,10 +13,10 @@ def structured():
 
 
 @pytest.fixture(scope="package")
-def handbook():
-    return parse((BENCH / "employee-handbook.pdf").read_bytes(), "employee-handbook.pdf")
+def manual():
+    return parse(SAMPLE_PDF.read_bytes(), SAMPLE_PDF.name)
 
 
 @pytest.fixture(scope="package")
 def scanned():
-    return parse((BENCH / "security-guidelines-scanned.pdf").read_bytes(), "security-guidelines-scanned.pdf")
+    return parse(builders.scanned_copy(SAMPLE_PDF.read_bytes()), "field-service-manual-scanned.pdf")

@@ -1,4 +1,4 @@
-"""What the PDF source tests share: the fixture PDF builders, the bench folder, parsing and word recall."""
+"""What the PDF source tests share: the fixture PDF builders, the sample manual, parsing and word recall."""
 from __future__ import annotations
 
 import difflib
@@ -6,7 +6,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-from tests.conftest import SHARED_BENCH
+from tests.conftest import SAMPLES
 
 from ingest.config import IngestConfig
 from ingest.sources import SourceFile
@@ -17,7 +17,7 @@ _spec = importlib.util.spec_from_file_location(
 builders = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(builders)
 
-BENCH = SHARED_BENCH / "pdf"
+SAMPLE_PDF = SAMPLES / "pdf" / "field-service-manual.pdf"  # 3 text pages: headings, lists, a table
 
 
 def parse(data: bytes, name: str = "doc.pdf", config: IngestConfig | None = None,

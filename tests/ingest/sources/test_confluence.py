@@ -1,4 +1,4 @@
-"""Confluence storage format -> blocks: golden tests per construct, metadata, errors, and the bench wiki."""
+"""Confluence storage format -> blocks: golden tests per construct, metadata, errors, and a whole wiki."""
 from __future__ import annotations
 
 import json
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SHARED_BENCH
+from tests.conftest import HARBORLANE
 
 from ingest.blocks import ParseError
 from ingest.config import IngestConfig
@@ -15,7 +15,6 @@ from ingest.sources import SourceFile
 from ingest.sources.confluence import ConfluenceSource
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-BENCH = SHARED_BENCH / "wiki"
 USERS = {"acc-known": "Lea Schürmann"}
 
 
@@ -347,52 +346,47 @@ def test_malformed_markup_is_recovered_and_reported():
     assert parsed.errors and "not well-formed" in parsed.errors[0]
 
 
-# ------------------------------------------------------------------ the bench wiki
-
-bench = pytest.mark.skipif(not (BENCH / "pages").is_dir(), reason="bench wiki not available")
+# ------------------------------------------------------------------ a whole wiki (harborlane, in evalsets/)
 
 
-def bench_users() -> dict[str, str]:
-    return {u["accountId"]: u["displayName"] for u in json.loads((BENCH / "users.json").read_text("utf-8"))["results"]}
+def harborlane_users() -> dict[str, str]:
+    return {u["accountId"]: u["displayName"]
+            for u in json.loads((HARBORLANE / "users.json").read_text("utf-8"))["results"]}
 
 
-def bench_parse(path: Path):
-    return ConfluenceSource().parse(SourceFile(path.name, path.read_bytes(), users=bench_users()), IngestConfig())
+def harborlane_parse(page_id: str):
+    path = HARBORLANE / "pages" / f"{page_id}.json"
+    return ConfluenceSource().parse(SourceFile(path.name, path.read_bytes(), users=harborlane_users()), IngestConfig())
 
 
-@bench
-def test_all_bench_pages_parse_with_blocks():
-    pages = sorted((BENCH / "pages").glob("*.json"))
-    assert len(pages) == 55
+def test_all_harborlane_pages_parse_with_blocks():
+    pages = sorted((HARBORLANE / "pages").glob("*.json"))
+    assert len(pages) == 28
     kinds: Counter = Counter()
     for path in pages:
-        parsed = bench_parse(path)
+        parsed = harborlane_parse(path.stem)
         assert parsed.blocks, path.name
         assert parsed.errors == [], path.name
         assert all(b.text.strip() for b in parsed.blocks), path.name
         assert not any("ac:" in b.text or "ri:" in b.text for b in parsed.blocks if b.kind != "code"), path.name
         kinds.update(b.kind for b in parsed.blocks)
-    assert kinds["table"] == 43 and kinds["code"] == 26 and kinds["panel"] == 19
+    assert (kinds["table"], kinds["table_row"], kinds["code"], kinds["panel"]) == (27, 156, 4, 13)
 
 
-@bench
-def test_bench_release_report_row():
-    parsed = bench_parse(BENCH / "pages" / "1048790.json")
-    rows = [b for b in parsed.blocks if b.kind == "table_row" and "Orbis EdgeBox E3" in b.text]
+def test_rowspan_row_and_mention():
+    parsed = harborlane_parse("8454251")  # On-call & Escalation: a rowspan table, a user mention
+    rows = [b for b in parsed.blocks if b.kind == "table_row" and "TraceLane on-call" in b.text]
     assert [b.text for b in rows] == [
-        "Row 3 in Table 1: Machine model is Orbis EdgeBox E3, and BIOS version is E3.24, and Build number is "
-        "4.1.0-2107, and TPM version is TPM 1.2 (fw 4.43), and Legacy boot is PASS, and UEFI boot is FAIL"]
-    assert rows[0].heading_path == ["Hardware compatibility matrix"]
-    assert rows[0].meta == {"table_no": 1, "row_no": 3}
+        "Row 5 in Table 1: Service is TraceLane, and Level is L2, and Who is TraceLane on-call (weekly rotation), "
+        "and Response time is 30 min, and Hours is 24/7"]
+    assert rows[0].meta == {"table_no": 1, "row_no": 5}
+    assert any(b.text.endswith("Page owner: Niels Oudshoorn.") for b in parsed.blocks)
 
 
-@bench
-def test_bench_two_row_header_report_and_mentions():
-    parsed = bench_parse(BENCH / "pages" / "1048815.json")
-    row = next(b.text for b in parsed.blocks if b.kind == "table_row" and "Kestrel IPC-540" in b.text)
-    assert "Boot test result Legacy (CSM) is FAIL, and Boot test result UEFI is PASS" in row
-    contacts = bench_parse(BENCH / "pages" / "2162877.json")
-    assert any(b.text.startswith("SRE lead: Rafael Quintero — deputy: Lea Schürmann.") for b in contacts.blocks)
+def test_header_column_table_row():
+    parsed = harborlane_parse("10682473")  # Office Locations: the header is the first column
+    row = next(b.text for b in parsed.blocks if b.kind == "table_row" and "Main phone" in b.text)
+    assert row == "Row 2 in Table 1: Main phone: Hamburg (HQ) is +49 40 5550 7000, and Rotterdam is +31 10 555 8200"
 
 
 def test_layouts_are_walked_in_order():
@@ -407,3 +401,33 @@ def test_an_archived_page_carries_the_archived_label():
                                         IngestConfig())
     current = ConfluenceSource().parse(SourceFile("7.json", page("<p>Text</p>", status="current")), IngestConfig())
     assert (archived.document.labels, current.document.labels) == (["ops", "archived"], [])
+
+
+def _refusal(name: str, data: bytes) -> str:
+    with pytest.raises(ParseError) as info:
+        ConfluenceSource().parse(SourceFile(name, data), IngestConfig())
+    assert info.value.source == name and str(info.value).startswith(f"{name}: ")
+    return info.value.reason
+
+
+def test_restrictions_given_twice_refuse_the_page_naming_the_key_never_guessing_who_may_read_it():
+    restricted = {"read": {"restrictions": {"group": {"results": [{"name": "hr-team"}]}}}}
+    data = page("<p>Salary bands</p>")[:-1] + (', "restrictions": ' + json.dumps(restricted) +
+                                               ', "restrictions": {}}').encode()
+    assert "'restrictions' appears twice" in _refusal("pages/salaries.json", data)
+
+
+def test_a_number_python_cannot_read_and_a_lone_surrogate_are_refused_in_a_sentence():
+    big_number = page("<p>x</p>")[:-1] + b', "size": ' + b"7" * 5_000 + b"}"
+    assert _refusal("big_number.json", big_number) == (
+        "it holds a number of 5,000 digits, more than can be read (4,300 at most)")
+    surrogate = page("<p>x</p>")[:-1] + rb', "excerpt": "Gr\ud800"}'
+    assert _refusal("surrogate.json", surrogate).startswith(
+        "a text under the key 'excerpt' holds the lone surrogate escape \\ud800")
+
+
+def test_a_utf16_page_is_accepted_and_read():
+    data = json.dumps(json.loads(page("<p>Grüße</p>")), ensure_ascii=False).encode("utf-16-le")
+    file = SourceFile("7.json", data)
+    assert ConfluenceSource().accepts(file)
+    assert [b.text for b in ConfluenceSource().parse(file, IngestConfig()).blocks] == ["Grüße"]

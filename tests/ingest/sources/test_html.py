@@ -172,3 +172,33 @@ def test_encoding_without_a_declaration_or_by_byte_order_mark():
         assert (parsed.document.title, parsed.blocks[0].text) == ("Grüße", "Straße – café")
     xml = '<?xml version="1.0" encoding="utf-8"?>' + html
     assert parse(xml.encode("utf-8")).blocks[0].text == "Straße – café"
+
+
+@pytest.mark.parametrize("text", ["Hello 😀 ok", "€ 😀 €"])  # charset detection took the second for Shift JIS
+def test_utf8_without_a_declaration_comes_out_as_written(text):
+    parsed = parse(f"<p>{text}</p>".encode("utf-8"))
+    assert (parsed.blocks[0].text, parsed.errors) == (text, [])
+
+
+def test_latin1_declared_as_utf8_is_read_and_the_guess_is_recorded_naming_the_file():
+    html = '<html><head><meta charset="utf-8"></head><body><p>Grüße aus der Straße</p></body></html>'
+    parsed = parse(html.encode("latin-1"), name="legacy/gruss.html")
+    assert parsed.blocks[0].text == "Grüße aus der Straße"
+    assert len(parsed.errors) == 1
+    assert parsed.errors[0].startswith("legacy/gruss.html: it declares UTF-8 but its bytes are not valid UTF-8")
+    assert "read as Windows-1252 and kept, a guess" in parsed.errors[0]
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_read_not_refused_as_binary(codec):
+    html = "<html><head><title>Grüße</title></head><body><p>Straße – café 😀</p></body></html>"
+    parsed = parse(html.encode(codec), name="wide.html")
+    assert (parsed.document.title, parsed.blocks[0].text) == ("Grüße", "Straße – café 😀")
+    assert parsed.errors == [f"wide.html: it has no byte-order mark; read as {codec.upper()}, told by the pattern "
+                             "of its NUL bytes, its text kept"]
+
+
+def test_text_outside_an_empty_main_element_is_read_with_a_warning_not_lost():
+    parsed = parse("<body><main></main><div><p>The night shift hands over at six.</p></div></body>", name="shift.html")
+    assert [b.text for b in parsed.blocks] == ["The night shift hands over at six."]
+    assert parsed.errors == ["shift.html: its main content (<main>) holds no text; the whole page was read instead"]

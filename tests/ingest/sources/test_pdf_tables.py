@@ -1,7 +1,7 @@
 """PDF ruled tables: verbalized, with their rows, and kept out of the passages."""
 from __future__ import annotations
 
-from tests.ingest.sources.pdf_helpers import of_kind
+from tests.ingest.sources.pdf_helpers import builders, of_kind, parse
 
 
 def test_table_is_verbalized_and_kept_out_of_passages(structured):
@@ -21,17 +21,15 @@ def test_table_is_verbalized_and_kept_out_of_passages(structured):
     assert page2 == ["pdf_page", "passage", "table", "table_row", "table_row", "table_row", "passage", "passage"]
 
 
-def test_handbook_benefits_table(handbook):
-    table = of_kind(handbook, "table")[0]
-    assert table.page == 7 and table.heading_path == ["4 Pay and Benefits", "4.2 Benefits by country"]
-    assert table.text.startswith("Table 1 columns: Benefit, Germany, Czech Republic, USA.")
-    rows = of_kind(handbook, "table_row", 7)
-    assert len(rows) == 6
-    assert rows[0].text.startswith("Row 1 in Table 1: Benefit is Company pension, and Germany is Employer adds 20 %")
-    assert "USA is 401(k) plan with an employer match of up to 4 % of salary" in rows[0].text
-    assert rows[2].text.endswith("USA is Team lunch every Friday")
-    assert "Benefit is Learning budget" in rows[5].text and "EUR 1,500 per calendar year" in rows[5].text
-    for block in of_kind(handbook, "passage"):
-        assert "Team lunch every Friday" not in block.text
-    # the caption after the table stays a passage
-    assert any(b.text.startswith("Table 1: Main benefits by country") for b in of_kind(handbook, "passage", 7))
+def test_cells_that_wrap_stay_one_value_and_the_caption_a_passage():
+    parsed = parse(builders.wrapped_table_pdf(), "benefits.pdf")
+    table = of_kind(parsed, "table")[0]
+    assert table.heading_path == ["4 Pay and Benefits"]
+    assert table.text.startswith("Table 1 columns: Benefit, Germany, USA.")
+    rows = of_kind(parsed, "table_row")
+    assert [r.text for r in rows] == [
+        "Row 1 in Table 1: Benefit is Company pension, and Germany is Employer adds 20 % to every conversion, "
+        "and USA is 401(k) plan with an employer match of up to 4 % of salary",
+        "Row 2 in Table 1: Benefit is Lunch, and Germany is Meal vouchers, and USA is Team lunch every Friday"]
+    passages = [b.text for b in of_kind(parsed, "passage")]
+    assert passages == ["The main benefits differ by country:", "Table 1: Main benefits by country, as of January."]

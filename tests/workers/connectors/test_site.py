@@ -12,9 +12,10 @@ import pytest
 from ingest.config import IngestConfig
 from ingest.pipeline import evidence_for
 from ingest.sources import SourceFile
+from tests.standins import STANDIN_HOSTS
 from tests.standins.site import HANDBOOK_PDF, PAGES, SiteStandIn, page_html, write_intranet, write_page
 from text.lemmas import Lemmatizer
-from workers.connectors.site.connector import SiteCrawler
+from workers.connectors.site.connector import Frontier, SiteCrawler
 from workers.connectors.site.models import Failed, Fetched, Gone, PageState, SiteConfig, Skipped, Unchanged
 
 # Every page a crawler may read: linked from the home page on, or listed only in a sitemap (the policies).
@@ -34,6 +35,7 @@ def site(tmp_path):
 
 def crawler_for(site: SiteStandIn, **config) -> SiteCrawler:
     config.setdefault("requests_per_second", 0)  # no pace: the stand-in serves nobody else
+    config.setdefault("allowed_private_hosts", STANDIN_HOSTS)
     return SiteCrawler(SiteConfig(start=site.url + "/", **config))
 
 
@@ -188,6 +190,23 @@ def test_robots_txt_and_the_page_budget_hold(site):
     assert not [e for e in events if isinstance(e, Gone) and e.status is not None]  # over budget: kept
 
 
+def test_a_crawl_stopped_between_urls_is_continued_from_its_frontier(site):
+    """A caller whose budget is spent stops asking for URLs and keeps the frontier; each later call given it back
+    goes on where the last stopped: together they read what one crawl reads, each page once, the sitemaps once."""
+    whole = crawl(site)
+    crawler, frontier, shares = crawler_for(site), Frontier(SiteConfig.max_pages), []
+    site.served.clear()
+    while not shares or frontier.queue:
+        allowed = iter(range(3))  # URLs each call may take
+        shares.append(list(crawler.crawl({}, frontier, lambda: next(allowed, None) is not None)))
+    assert len(shares) > 3
+    assert set().union(*(paths(site, share, Fetched) for share in shares)) == paths(site, whole, Fetched) == READABLE
+    asked = [s.path for s in page_requests(site)]
+    assert len(asked) == len(set(asked)) == len(READABLE) + 2  # and the noindex search page, the image
+    served = [s.path for s in site.served]
+    assert served.count("/robots.txt") == len(shares) and served.count("/sitemap.xml") == 1
+
+
 def test_a_server_without_validators_costs_bodies_but_changes_nothing(site):
     known = remember({}, crawl(site))
     site.validators = False
@@ -205,3 +224,11 @@ def test_a_setting_that_cannot_work_is_refused_by_name(field, value, reason):
     settings = {"start": "https://intranet.example.org/", field: value}
     with pytest.raises(ValueError, match=f"{field}.*{re.escape(reason)}"):
         SiteConfig(**settings)
+
+
+def test_a_site_on_an_address_not_allowed_is_not_crawled_and_says_why(site):
+    events = crawl(site, allowed_private_hosts=())  # the default: loopback is no intranet host
+    assert [type(e) for e in events] == [Failed] and not site.served
+    assert events[0].reason == (f"robots.txt unreadable ({site.url}/robots.txt resolves to 127.0.0.1, a loopback "
+                                f"address: not fetched (allow it with EVIDENT_SOURCES_ALLOWED_PRIVATE_HOSTS)): "
+                                f"nothing crawled, the index is left as it is")

@@ -10,20 +10,21 @@ from ingest.pipeline import evidence_for
 from ingest.sources import SourceFile
 from search.retrievers import acl_filter
 from tests.standins.confluence import ConfluenceStandIn
+from tests.standins.wiki import ENGINEERING_HOME, LARGE_PDF, SMALL_PDF
 from tests.workers.sync.conftest import PDFS, WIKI, indexed, run_sync
 from text.lemmas import Lemmatizer
 from workers.sync import registry
 
-ATTACHED = {"1048577": ["employee-handbook.pdf", "security-guidelines-scanned.pdf"]}  # the second is too large
-KILL_AFTER_BODIES = (0, 17, 52)  # moments of the kill: in the listing, at and past a continuation (each ~70 s of CI)
+ATTACHED = {ENGINEERING_HOME: [SMALL_PDF, LARGE_PDF]}  # the second is over the worker's attachment limit
+KILL_AFTER_BODIES = (0, 15, 22)  # moments of the kill: in the listing, at and past a continuation
 
 
-def bench_pages() -> dict[str, dict]:
+def wiki_pages() -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted((WIKI / "pages").glob("*.json"))}
 
 
 def reference_evidence(settings, source: str) -> dict[str, tuple]:
-    """What the folder ingest makes of the bench pages, as pages of ``source`` (a document's id names its source,
+    """What the folder ingest makes of the wiki's pages, as pages of ``source`` (a document's id names its source,
     the page id is the rest): evidence id -> (kind, text, context, title)."""
     users = {u["accountId"]: u["displayName"]
              for u in json.loads((WIKI / "users.json").read_text(encoding="utf-8"))["results"]}
@@ -66,20 +67,20 @@ def test_a_full_sync_indexes_what_the_folder_ingest_does(wiki, sync_worker, sour
     pages = indexed(stores, sync_settings, f"confluence:{name}:")
     assert as_reference(pages) == reference_evidence(sync_settings, name)
     assert {s["url"].split("#")[0] for s in pages.values()} == \
-        {p["_links"]["base"] + p["_links"]["webui"] for p in bench_pages().values()}
-    assert last["counts"]["added"] == len(bench_pages())
-    print(f"\nfull sync: {len(bench_pages())} pages, {len(pages)} evidence, {last['counts']['requests']} requests, "
+        {p["_links"]["base"] + p["_links"]["webui"] for p in wiki_pages().values()}
+    assert last["counts"]["added"] == len(wiki_pages())
+    print(f"\nfull sync: {len(wiki_pages())} pages, {len(pages)} evidence, {last['counts']['requests']} requests, "
           f"{time.monotonic() - started:.0f} s, counts {last['counts']}")
 
 
 def test_attachments_are_documents_under_their_page(wiki, sync_worker, sources, sync_jobs, stores, sync_settings):
     standin, name = wiki
     run_sync(sync_worker, sources, name)
-    handbook = [s for s in indexed(stores, sync_settings, "pdf:").values() if "employee-handbook.pdf" in s["doc_id"]]
-    assert handbook and all(s["breadcrumb"] == ["Engineering Home"] for s in handbook)
-    assert all(s["url"].startswith(standin.url + "/download/attachments/1048577/") for s in handbook)
+    manual = [s for s in indexed(stores, sync_settings, "pdf:").values() if SMALL_PDF in s["doc_id"]]
+    assert manual and all(s["breadcrumb"] == ["Engineering Home"] for s in manual)
+    assert all(s["url"].startswith(f"{standin.url}/download/attachments/{ENGINEERING_HOME}/") for s in manual)
     skipped = [e for e in sync_jobs.recent_errors()
-               if e["job"] == f"source:{name}" and "security-guidelines-scanned.pdf" in e["file"]]
+               if e["job"] == f"source:{name}" and LARGE_PDF in e["file"]]
     assert skipped and skipped[0]["reason"].startswith("skipped:")
     standin.clear_log()
     run_sync(sync_worker, sources, name)
@@ -89,7 +90,7 @@ def test_attachments_are_documents_under_their_page(wiki, sync_worker, sources, 
 def test_incremental_syncs_follow_edits_deletions_and_restrictions(wiki, sync_worker, sources, stores, sync_settings):
     standin, name = wiki
     run_sync(sync_worker, sources, name)
-    pages = bench_pages()
+    pages = wiki_pages()
     parent = next(i for i, p in pages.items() if any(a["id"] == i for q in pages.values() for a in q["ancestors"]))
     child = next(i for i, p in pages.items() if p["ancestors"] and p["ancestors"][-1]["id"] == parent)
     edited, deleted, archived = [i for i in pages if i not in (parent, child)][-3:]

@@ -3,19 +3,16 @@
 Confluence lets a reader see a page only when every restriction on the way down admits them: the page's
 own, each restricted ancestor's, and the space's permissions. The index keeps them as levels
 (``SourceFile.acl`` for the page's own, ``SourceFile.acl_inherited`` for the rest), each matched on its
-own by the search filter. Space permissions are not in the page JSON: a space that is not open to every
-reader gets its groups from the source's settings (``--space-groups ENG=eng,contractors``).
+own by the search filter, groups and users each in their namespace (``ingest.principals``). Space
+permissions are not in the page JSON: a space that is not open to every reader gets its groups from the
+source's settings (``--space-groups ENG=eng,contractors``).
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from workers.connectors.confluence.models import USER_PRINCIPAL, PageRef
-
-
-def principals(groups: list[str], users: list[str]) -> list[str]:
-    """One restriction's principals: groups by name, users as ``user:<id>``."""
-    return [*groups, *(USER_PRINCIPAL + user for user in users)]
+from ingest.principals import principals
+from workers.connectors.confluence.models import PageRef
 
 
 def own_level(page: PageRef) -> list[str]:
@@ -30,7 +27,7 @@ def inherited_levels(page: PageRef, restriction_of: Callable[[str], list[str]],
     """
     levels = [level for level in (restriction_of(ancestor) for ancestor in page.ancestors) if level]
     if space_groups.get(page.space):
-        levels.append(list(space_groups[page.space]))
+        levels.append(principals(space_groups[page.space]))
     return levels
 
 

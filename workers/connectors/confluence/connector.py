@@ -23,7 +23,7 @@ import requests
 
 from workers.connectors.confluence.models import (AttachmentRef, ConfluenceConfig, ListingPage, PageRef,
                                                   absolute_url)
-from workers.connectors.http import PacedSession
+from workers.connectors.http import BodyTooLarge, GuardError, PacedSession, read_body
 
 RESTRICTIONS_EXPAND = "restrictions.read.restrictions.user,restrictions.read.restrictions.group"
 LISTING_EXPAND = "version,ancestors,space," + RESTRICTIONS_EXPAND
@@ -36,7 +36,6 @@ CQL_DATE = "%Y/%m/%d %H:%M"  # the only date form CQL's lastmodified takes: minu
 # CQL reads a date in the time zone of the token's user (or the server's), which can be as far as UTC-12:
 # the UTC cursor written this much earlier never misses a change; a few pages listed twice cost no body.
 CQL_ZONE_MARGIN = timedelta(hours=12)
-DOWNLOAD_CHUNK = 1 << 16  # bytes read at a time while counting a download against its limit
 ERROR_DETAIL_CHARS = 300  # enough of a server's error message to say why, not a whole HTML error page
 
 
@@ -88,7 +87,8 @@ class ConfluenceClient:
 
     def __init__(self, config: ConfluenceConfig):
         self.config = config
-        self.session = PacedSession(config.requests_per_second, config.timeout)
+        self.session = PacedSession(config.requests_per_second, config.timeout, config.deadline,
+                                    config.allowed_private_hosts)
         self.session.headers["Accept"] = "application/json"
         if config.deployment == "cloud":
             self.session.auth = (config.user, config.token)
@@ -176,7 +176,8 @@ class ConfluenceClient:
 
     def download(self, att: AttachmentRef) -> bytes:
         """The attachment's bytes, streamed: over ``max_attachment_bytes`` (by the listed size, the
-        Content-Length or the bytes counted) raises ``TooLarge`` without reading the rest."""
+        Content-Length or the bytes counted) raises ``TooLarge`` without reading the rest; past the session's
+        deadline, ``SourceError``."""
         limit = self.config.max_attachment_bytes
         if att.size > limit:
             raise TooLarge(att, limit)
@@ -184,14 +185,12 @@ class ConfluenceClient:
         with response:
             if response.status_code == 404:
                 raise PageGone(att.id, att.download)
-            if int(response.headers.get("Content-Length") or 0) > limit:
-                raise TooLarge(att, limit)
-            data = bytearray()
-            for chunk in response.iter_content(DOWNLOAD_CHUNK):
-                data.extend(chunk)
-                if len(data) > limit:
-                    raise TooLarge(att, limit)
-        return bytes(data)
+            try:
+                return read_body(response, limit)
+            except BodyTooLarge:
+                raise TooLarge(att, limit) from None
+            except GuardError as exc:
+                raise SourceError(str(exc)) from exc
 
     # -- users
     def users(self, ids) -> dict[str, str]:
@@ -216,6 +215,8 @@ class ConfluenceClient:
         """GET through the session (paced, retried); a 2xx or 404 answer comes back, anything else raises."""
         try:
             response = self.session.get(url, stream=stream)
+        except GuardError as exc:  # a refused address or a passed deadline: its sentence names the URL
+            raise SourceError(str(exc)) from exc
         except requests.RequestException as exc:
             raise SourceError(f"Confluence at {url} did not answer: {type(exc).__name__}: {exc}") from exc
         if response.status_code in (401, 403):

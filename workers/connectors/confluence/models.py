@@ -11,11 +11,10 @@ from urllib.parse import urlsplit, urlunsplit
 
 from core.settings import SourcesConfig
 from core.urls import redact
-from ingest.sources.confluence import restriction_principals
+from ingest.sources.confluence import restriction_members
 
 DEPLOYMENTS = ("cloud", "data-center")
 SOURCE_DEFAULTS = SourcesConfig()  # pace, timeout and attachment limit: one place for the numbers
-USER_PRINCIPAL = "user:"  # how ``restriction_principals`` marks a user among the groups
 PAGE_SIZE = 50  # results per listing request: a 10,000-page wiki in 200 requests, each answer a few hundred KB
 # (a server may cap lower, silently; the client follows ``_links.next``, never its own arithmetic)
 
@@ -34,6 +33,8 @@ class ConfluenceConfig:
     max_attachment_bytes: int = SOURCE_DEFAULTS.max_attachment_bytes
     requests_per_second: float = SOURCE_DEFAULTS.requests_per_second
     timeout: float = SOURCE_DEFAULTS.request_timeout
+    deadline: float = SOURCE_DEFAULTS.request_deadline  # seconds one response may take, its body included
+    allowed_private_hosts: tuple[str, ...] = ()  # hosts reached although not public (``core.addresses``)
     page_size: int = PAGE_SIZE
 
     def __post_init__(self) -> None:
@@ -68,13 +69,11 @@ def absolute_url(base_url: str, link: str) -> str:
 
 def read_restrictions_of(content: dict) -> tuple[list[str], list[str]]:
     """(groups, users) of a content object's own read restrictions, as expanded by
-    ``restrictions.read.restrictions.user,restrictions.read.restrictions.group``: the principals ``ingest``
-    gives the page itself, so a level built here matches the page's own ACL (users by Cloud account id, on
-    Data Center by user name, else user key)."""
+    ``restrictions.read.restrictions.user,restrictions.read.restrictions.group``: the members ``ingest`` reads
+    of the page itself, so a level built of them (``ingest.principals``) matches the page's own ACL (users by
+    Cloud account id, on Data Center by user name, else user key)."""
     restrictions = ((content.get("restrictions") or {}).get("read") or {}).get("restrictions") or {}
-    principals = restriction_principals(restrictions) if isinstance(restrictions, dict) else []
-    users = [p.removeprefix(USER_PRINCIPAL) for p in principals if p.startswith(USER_PRINCIPAL)]
-    return [p for p in principals if not p.startswith(USER_PRINCIPAL)], users
+    return restriction_members(restrictions) if isinstance(restrictions, dict) else ([], [])
 
 
 @dataclass

@@ -7,17 +7,21 @@ The crawl, in order:
   2. The sitemaps: ``SiteConfig.sitemap``, the ``Sitemap:`` lines of robots.txt, else ``/sitemap.xml`` if
      the site has one; sitemap index files are followed, gzipped sitemaps read.
   3. Breadth first from the start page, then the sitemaps' URLs: each page of the same scheme and host,
-     allowed by robots.txt and within ``max_pages``, is requested once, with ``If-None-Match`` /
+     allowed by robots.txt and within ``max_pages``, is requested once per crawl, with ``If-None-Match`` /
      ``If-Modified-Since`` from what ``known`` remembers. Links are the ``<a href>`` of HTML pages (fragment
      dropped, relative ones resolved against ``<base href>``, query kept); ``rel=nofollow`` links, links of
      pages marked ``nofollow`` (``<meta name="robots">`` or ``X-Robots-Tag``) and links of PDFs are not
      followed. A page answered with a 304 leads on through the links remembered for it.
   4. Remembered URLs the crawl did not reach again are re-checked with a conditional GET: a page that still
      answers stays (``Unchanged`` or ``Fetched``: it was unlinked, not removed), a 404/410 is ``Gone``.
+What the crawl has still to visit and has seen is its ``Frontier``: a caller that stops asking for pages
+(``go_on``) keeps it, and a later call given it back continues the crawl where it stopped (robots.txt is
+read again, the sitemaps are not).
 Redirects are not followed blindly: the target joins the crawl as a link of its own, and the redirecting
 URL holds no document (``Gone`` if it was indexed), so one page is never indexed under two URLs. A page
 that now needs a login (401/403) leaves the index too: what the crawler cannot read, nobody is shown.
-Retries, ``Retry-After`` and the pace are the shared session's (``workers.connectors.http``).
+Retries, ``Retry-After``, the pace, the address check and the deadline of a response are the shared
+session's (``workers.connectors.http``).
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ import io
 import zlib
 from collections import deque
 from dataclasses import replace
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import NamedTuple
 from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 from urllib.robotparser import RobotFileParser
@@ -36,7 +40,7 @@ import lxml.html
 import requests
 from lxml import etree
 
-from workers.connectors.http import USER_AGENT, PacedSession
+from workers.connectors.http import USER_AGENT, BodyTooLarge, PacedSession, read_body
 from workers.connectors.site.models import (Event, Failed, Fetched, Gone, PageState, SiteConfig, Skipped, Unchanged,
                                             origin_of, web_origin)
 
@@ -44,14 +48,9 @@ PRODUCT_TOKEN = USER_AGENT.split("/")[0]  # the name robots.txt groups and robot
 GONE_STATUSES = {404: "not found", 410: "gone", 401: "needs a login", 403: "forbidden"}
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 MAX_SITEMAP_FILES = 100  # sitemaps read per crawl: 100 x 50,000 URLs is far past max_pages; more is a loop
-CHUNK_BYTES = 65536  # read size while holding a body to the size limit
 # What was done, closing each recorded failure's sentence (``Failed``: nothing indexed is touched).
 PAGE_KEPT = "not indexed this time; what was indexed of it before stays"
 SITEMAP_SKIPPED = "its pages are found through links only this time"
-
-
-class TooLarge(Exception):
-    pass
 
 
 def normalize(url: str) -> str:
@@ -132,25 +131,30 @@ class SiteCrawler:
 
     def __init__(self, config: SiteConfig, session: PacedSession | None = None):
         self.config = config
-        self.session = session or PacedSession(rate=config.requests_per_second, timeout=config.timeout)
+        self.session = session or PacedSession(rate=config.requests_per_second, timeout=config.timeout,
+                                               deadline=config.deadline,
+                                               allowed_private_hosts=config.allowed_private_hosts)
         self.site = "://".join(config.origin)
 
     @property
     def requests_made(self) -> int:
         return self.session.requests_made
 
-    def crawl(self, known: dict[str, PageState]) -> Iterator[Event]:
-        """Every event of one crawl; ``known`` is what the previous crawls remembered, URL -> state."""
+    def crawl(self, known: dict[str, PageState], frontier: Frontier | None = None,
+              go_on: Callable[[], bool] = lambda: True) -> Iterator[Event]:
+        """Every event of one crawl, or of its next share: ``known`` is what the previous crawls remembered,
+        URL -> state; ``frontier`` the crawl's progress (none, or one that has seen nothing: the crawl
+        begins); ``go_on`` is asked before each URL is taken, and False ends the call with the rest of the
+        crawl left in ``frontier``."""
+        frontier = frontier if frontier is not None else Frontier(self.config.max_pages)
         robots = yield from self._robots()
         if robots is None:
             return
-        frontier = Frontier()
-        frontier.add(normalize(self.config.start))
-        frontier.extend((yield from self._sitemap_urls(robots)))
-        budget = Budget(self.config.max_pages)
-        yield from self._visit_all(frontier, known, robots, budget)
-        frontier.extend(url for url in known if url not in frontier.seen)
-        yield from self._visit_all(frontier, known, robots, budget)
+        if not frontier.seen:
+            frontier.extend([normalize(self.config.start), *(yield from self._sitemap_urls(robots))])
+        while (yield from self._visit_all(frontier, known, robots, go_on)):
+            if not frontier.extend([url for url in known if url not in frontier.seen]):
+                return
 
     # ------------------------------------------------------------------ robots.txt and sitemaps
 
@@ -162,7 +166,7 @@ class SiteCrawler:
                 if response.status_code >= 500:
                     raise requests.HTTPError(f"HTTP {response.status_code} {response.reason}")
                 body = self._body(response) if response.status_code == 200 else b""
-        except (requests.RequestException, TooLarge) as exc:
+        except (requests.RequestException, BodyTooLarge) as exc:
             yield Failed(url, f"robots.txt unreadable ({exc}): nothing crawled, the index is left as it is")
             return None
         parser.parse(body.decode("utf-8", errors="replace").splitlines())
@@ -197,7 +201,7 @@ class SiteCrawler:
                 if not guessed:
                     yield Failed(url, f"sitemap not found (404); {SITEMAP_SKIPPED}")
                 continue
-            except (requests.RequestException, TooLarge, ValueError) as exc:
+            except (requests.RequestException, BodyTooLarge, ValueError) as exc:
                 yield Failed(url, f"sitemap unreadable ({exc}); {SITEMAP_SKIPPED}")
                 continue
             (pending if kind == "sitemapindex" else pages).extend(locations)
@@ -223,37 +227,35 @@ class SiteCrawler:
             except (OSError, EOFError, zlib.error) as exc:
                 raise ValueError(f"not a readable gzip file: {exc}") from exc
             if len(data) > self.config.max_bytes:
-                raise TooLarge(f"inflates past {self.config.max_bytes} bytes")
+                raise BodyTooLarge(f"inflates past {self.config.max_bytes} bytes")
         return data
 
     def _body(self, response: requests.Response) -> bytes:
-        """The body, refused (``TooLarge``) past ``max_bytes`` whatever Content-Length claims."""
-        limit = self.config.max_bytes
-        declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise TooLarge(f"{declared} bytes, over the limit of {limit}")
-        data = bytearray()
-        for chunk in response.iter_content(CHUNK_BYTES):
-            data += chunk
-            if len(data) > limit:
-                raise TooLarge(f"over the limit of {limit} bytes")
-        return bytes(data)
+        """The body, refused (``BodyTooLarge``) past ``max_bytes`` whatever Content-Length claims, and within
+        the session's deadline (``DeadlineExceeded``, a ``RequestException``)."""
+        return read_body(response, self.config.max_bytes)
 
     # ------------------------------------------------------------------ pages
 
     def _visit_all(self, frontier: Frontier, known: dict[str, PageState], robots: RobotFileParser,
-                   budget: Budget) -> Iterator[Event]:
+                   go_on: Callable[[], bool]) -> Generator[Event, None, bool]:
+        """The frontier's URLs in order, each taken off it once its events are out: True when it is empty,
+        False when ``go_on`` said to stop (the URL it was asked for stays first)."""
         while frontier.queue:
-            url = frontier.queue.popleft()
-            state = known.get(url)
+            url = frontier.queue[0]
+            if not go_on():
+                return False
+            state, found, requested = known.get(url), [], False
             if origin_of(url) != self.config.origin:
                 yield self._excluded(url, state, None, f"on another site than {self.site}")
             elif not robots.can_fetch(PRODUCT_TOKEN, url):
                 yield self._excluded(url, state, None, "disallowed by robots.txt")
-            elif not budget.take():
+            elif frontier.pages_left <= 0:
                 yield Skipped(url, f"over the page budget (max_pages {self.config.max_pages})")
             else:
-                frontier.extend((yield from self._visit(url, state)))
+                found, requested = (yield from self._visit(url, state)), True
+            frontier.advance(url, found, requested)
+        return True
 
     def _visit(self, url: str, state: PageState | None) -> Generator[Event, None, list[str]]:
         """One page request and its event; returns the links to follow from it."""
@@ -283,7 +285,7 @@ class SiteCrawler:
                     yield Failed(url, f"HTTP {status} {response.reason}; {PAGE_KEPT}")
                     return []
                 return (yield from self._page(url, state, response))
-        except (requests.RequestException, TooLarge, ValueError) as exc:  # ValueError: a Location not a URL
+        except (requests.RequestException, BodyTooLarge, ValueError) as exc:  # ValueError: a Location not a URL
             yield Failed(url, f"not read ({type(exc).__name__}: {exc}); {PAGE_KEPT}")
             return []
 
@@ -319,30 +321,27 @@ class SiteCrawler:
 
 
 class Frontier:
-    """The URLs waiting for a visit, in discovery order, each once per crawl."""
+    """A crawl's progress: the URLs waiting for a visit (in discovery order, each once per crawl), every URL
+    it queued, and the pages it may still request (``max_pages`` at its start). All a later call needs to
+    continue the crawl; a caller that keeps it elsewhere extends ``advance``."""
 
-    def __init__(self):
-        self.queue: deque[str] = deque()
-        self.seen: set[str] = set()
+    def __init__(self, pages_left: int, queue: Iterable[str] = (), seen: Iterable[str] = ()):
+        self.pages_left = pages_left
+        self.queue: deque[str] = deque(queue)
+        self.seen: set[str] = set(seen)
 
-    def add(self, url: str) -> None:
-        if url not in self.seen:
-            self.seen.add(url)
-            self.queue.append(url)
+    def extend(self, urls: Iterable[str]) -> list[str]:
+        """Queue the URLs not seen yet; returns them."""
+        return self.advance(None, urls)
 
-    def extend(self, urls: Iterable[str]) -> None:
-        for url in urls:
-            self.add(url)
-
-
-class Budget:
-    """Pages a crawl may still request."""
-
-    def __init__(self, pages: int):
-        self.left = pages
-
-    def take(self) -> bool:
-        if self.left <= 0:
-            return False
-        self.left -= 1
-        return True
+    def advance(self, visited: str | None, found: Iterable[str], requested: bool = False) -> list[str]:
+        """Take ``visited`` (the first URL) off the queue, one page off ``pages_left`` when it was
+        ``requested``, and queue the URLs ``found`` not seen yet; returns those."""
+        if visited is not None:
+            self.queue.popleft()
+        if requested:
+            self.pages_left -= 1
+        new = [url for url in dict.fromkeys(found) if url not in self.seen]
+        self.seen.update(new)
+        self.queue.extend(new)
+        return new

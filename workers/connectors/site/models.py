@@ -54,6 +54,8 @@ class SiteConfig:
     max_pages: int = DEFAULT_MAX_PAGES  # pages requested per crawl at most; the rest wait for the next one
     requests_per_second: float = SourcesConfig.requests_per_second
     timeout: float = SourcesConfig.request_timeout
+    deadline: float = SourcesConfig.request_deadline  # seconds one response may take, its body included
+    allowed_private_hosts: tuple[str, ...] = ()  # hosts reached although not public (``core.addresses``)
     max_bytes: int = SourcesConfig.max_attachment_bytes  # a larger page or PDF is recorded, not read
     allowed_types: tuple[str, ...] = ALLOWED_TYPES
 
@@ -63,9 +65,10 @@ class SiteConfig:
             raise ValueError(f"sitemap {redact(self.sitemap)!r}: not on the start page's site {scheme}://{host}")
         if self.max_pages < 1:
             raise ValueError(f"max_pages {self.max_pages}: at least one page must be allowed")
-        if self.requests_per_second < 0 or self.timeout <= 0 or self.max_bytes <= 0:
-            raise ValueError(f"requests_per_second {self.requests_per_second}, timeout {self.timeout}, "
-                             f"max_bytes {self.max_bytes}: the rate must not be negative, the others positive")
+        if self.requests_per_second < 0 or self.timeout <= 0 or self.deadline <= 0 or self.max_bytes <= 0:
+            raise ValueError(f"requests_per_second {self.requests_per_second}, timeout {self.timeout}, deadline "
+                             f"{self.deadline}, max_bytes {self.max_bytes}: the rate must not be negative, the "
+                             f"others positive")
 
     @property
     def origin(self) -> tuple[str, str]:
