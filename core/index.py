@@ -5,13 +5,16 @@ import copy
 import json
 import time
 from datetime import datetime, timezone
+from typing import Callable
 
 import orjson
 from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import SerializationError
 from opensearchpy.serializer import JSONSerializer
 
+from core.profile import CountingTransport
 from core.settings import Settings
+from ingest.principals import MARKER_PREFIX
 from mappings import MAPPINGS_DIR
 
 VECTOR_FIELDS = {"context": "vec_context", "summary": "vec_summary", "keywords": "vec_keywords"}
@@ -77,7 +80,8 @@ class OrjsonSerializer(JSONSerializer):
 def connect(settings: Settings) -> OpenSearch:
     return OpenSearch(hosts=[settings.opensearch.url], timeout=settings.opensearch.timeout,
                       max_retries=settings.opensearch.max_retries, retry_on_timeout=True,
-                      pool_maxsize=KEPT_CONNECTIONS, serializer=OrjsonSerializer())
+                      pool_maxsize=KEPT_CONNECTIONS, serializer=OrjsonSerializer(),
+                      transport_class=CountingTransport)  # a search's round trips, for its profile
 
 
 def load_json(name: str) -> dict:
@@ -92,8 +96,9 @@ ACL_LEVEL_PREFIX = "acl_level_"
 ACL_LEVEL_FIELDS = tuple(sorted((name for name in load_json("evidence-template.json")["template"]["mappings"]
                                  ["properties"] if name.startswith(ACL_LEVEL_PREFIX)),
                                 key=lambda name: int(name[len(ACL_LEVEL_PREFIX):])))
-# The reader of a level whose readers are none (``acl_level_fields``): the ACL filter never asks for it.
-NO_READER = "evident:no-reader"
+# The reader of a level whose readers are none (``acl_level_fields``): the ACL filter never asks for it, and no
+# group or user is spelled like it (``ingest.principals``).
+NO_READER = MARKER_PREFIX + "no-reader"
 
 
 def index_template(alias: str, dimension: int, nodes: int = 1) -> dict:
@@ -202,12 +207,14 @@ def new_index_name(alias: str) -> str:
     return f"{alias}-{datetime.now(timezone.utc):%Y%m%d%H%M%S%f}"
 
 
-def reindex(client: OpenSearch, settings: Settings) -> dict:
+def reindex(client: OpenSearch, settings: Settings, gate: Callable[[str], tuple[bool, dict]] | None = None) -> dict:
     """Move the evidence to a fresh index built from the current template, merge it into one segment
-    (``merge_segments``), then swap the alias atomically.
+    (``merge_segments``), then swap the alias atomically; ``swapped`` says whether it did.
 
     Searches keep being answered from the old index until the swap. Vectors are copied as they are, so
-    a change of embedding model needs a re-ingest (``evident ingest --force``) instead.
+    a change of embedding model needs a re-ingest (``evident ingest --force``) instead. A ``gate`` is asked
+    about the new index (by name) before the swap: it answers whether to swap and its figures (the report's
+    ``gate``); refused, the new index is deleted and the alias stays on the old.
     """
     alias = settings.opensearch.index_alias
     init_index(client, settings)
@@ -222,11 +229,17 @@ def reindex(client: OpenSearch, settings: Settings) -> dict:
         client.indices.delete(index=new)
         raise RuntimeError(f"reindex into {new} failed: {copied['failures'][:1]}")
     merge_segments(client, new)
+    report = {"alias": alias, "from": old, "to": new, "documents": copied.get("total", 0), "swapped": True}
+    if gate is not None:
+        report["swapped"], report["gate"] = gate(new)
+        if not report["swapped"]:
+            client.indices.delete(index=new)
+            return report
     actions = [{"remove": {"index": index, "alias": alias}} for index in old]
     client.indices.update_aliases(body={"actions": [*actions, {"add": {"index": new, "alias": alias}}]})
     for index in old:
         client.indices.delete(index=index)
-    return {"alias": alias, "from": old, "to": new, "documents": copied.get("total", 0)}
+    return report
 
 
 def stores_search_fields(client: OpenSearch, alias: str) -> bool:
@@ -331,14 +344,38 @@ def delete_documents(client: OpenSearch, settings: Settings, doc_ids: list[str])
     return result.get("deleted", 0)
 
 
-# Seconds a command waits for a node still starting (just after `evident services up`).
-COMMAND_WAIT = 30
+def document_evidence(client: OpenSearch, settings: Settings, doc_ids: list[str], fields: list[str]) -> dict[str, dict]:
+    """The stored ``fields`` of every evidence of these documents, by evidence id."""
+    if not doc_ids:
+        return {}
+    query = {"query": {"terms": {"doc_id": list(doc_ids)}}, "_source": fields}
+    hits = helpers.scan(client, index=settings.opensearch.index_alias, query=query)
+    return {hit["_id"]: hit["_source"] for hit in hits}
 
 
-def answering(settings: Settings, timeout: float = COMMAND_WAIT) -> OpenSearch:
-    """A client, once OpenSearch answers (a command run just after the node was started waits for it)."""
+def update_evidence(client: OpenSearch, settings: Settings, changes: dict[str, dict]) -> None:
+    """Set these fields of these evidence (evidence id -> fields) in place, searchable when it returns; an
+    evidence deleted meanwhile is left deleted. ValueError quoting OpenSearch when it refuses any other."""
+    if not changes:
+        return
+    alias = settings.opensearch.index_alias
+    actions = ({"_op_type": "update", "_index": alias, "_id": evidence_id, "doc": fields}
+               for evidence_id, fields in changes.items())
+    _done, errors = helpers.bulk(client, actions, chunk_size=settings.opensearch.bulk_chunk_size,
+                                 max_retries=settings.opensearch.max_retries, initial_backoff=BULK_BACKOFF,
+                                 raise_on_error=False)
+    client.indices.refresh(index=alias)
+    refused = [error for error in errors if error.get("update", {}).get("status") != 404]
+    if refused:
+        raise ValueError(f"OpenSearch refused {len(refused)} of {len(changes)} evidence updates "
+                         f"({json.dumps(refused[0])[:BULK_ERROR_CHARS]})")
+
+
+def answering(settings: Settings) -> OpenSearch:
+    """A client, once OpenSearch answers (a command run just after the node was started waits for it, up to
+    ``[opensearch] start_wait``)."""
     client = connect(settings)
-    wait_for(client, timeout=timeout)
+    wait_for(client, timeout=settings.opensearch.start_wait)
     return client
 
 

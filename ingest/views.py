@@ -243,9 +243,8 @@ def keywords(text: str, lemmas: Sequence[str] | str | None = None, lang: str = "
     has it.
 
     Why our own and not yake: yake drops the codes questions name ("BIOS E3.24", "LAB-022"), keeps
-    table scaffolding ("model is Orbis") and has no corpus IDF; with it P@1 on the completed
-    questions of ``conversations.jsonl`` fell from 0.875 to 0.866 and hit@5 on its raw follow-ups
-    from 0.884 to 0.880.
+    table scaffolding ("model is Orbis") and has no corpus IDF, and the bench ranked worse with it
+    (CHANGELOG.md, 2026-11-25).
     """
     lang = normalize_lang(lang) or "en"
     lemmatizer = lemmatizer or default_lemmatizer()

@@ -18,9 +18,27 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-PYTHON=${PYTHON:-python3}
+# The services run the worker, beat and API as the unprivileged user `evident`, which must be able to run the
+# virtualenv's Python: a Python under a home it cannot enter (pyenv's in /root) would leave them root. So the
+# system's Python comes first when it is new enough; PYTHON=... chooses another.
+if [ -z "${PYTHON:-}" ]; then
+  PYTHON=python3
+  if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+    PYTHON=/usr/bin/python3
+  fi
+fi
+if [ -x .venv/bin/python ] && [ -z "${KEEP_VENV:-}" ]; then
+  base=$(sed -n 's/^home = //p' .venv/pyvenv.cfg 2>/dev/null)
+  case "$base" in
+    /root/*|/home/*)
+      if [ "$(id -u)" -eq 0 ]; then
+        echo "bootstrap: .venv was made from a Python under $base, which the service user cannot run; rebuilding it from $PYTHON (KEEP_VENV=1 keeps it, and the worker then runs as root)"
+        rm -rf .venv
+      fi ;;
+  esac
+fi
 if [ ! -x .venv/bin/python ]; then
-  echo "bootstrap: creating .venv"
+  echo "bootstrap: creating .venv from $PYTHON"
   "$PYTHON" -m venv .venv
 fi
 stamp=.venv/.evident-installed
@@ -31,4 +49,12 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install --quiet -r requirements.lock
   .venv/bin/pip install --quiet --no-deps -e .
   echo "$want" > "$stamp"
+fi
+
+# axe-core, which the page tests inject into headless Chromium to check accessibility: the version the lock file
+# pins, from the npm registry (a JavaScript file; no browser is downloaded). Without npm those tests cannot run.
+if command -v npm >/dev/null 2>&1; then
+  (cd tests/browser && npm ci --no-audit --no-fund --silent)
+else
+  echo "bootstrap: npm not found; the accessibility tests (axe-core) cannot run"
 fi

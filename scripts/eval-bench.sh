@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The README's ranking figures, reproduced: the bench alone in its own index, ingested by its own worker from a
-# Redis database of its own (so from empty keyword statistics, and without the demo's sample pages competing),
-# then every question file evaluated, with the naive baseline beside the conversation reading; the same for
-# evalsets/harborlane, another organisation's wiki. Needs the stack running (`make demo` or `evident services
-# up`); about ten minutes on two cores. The indices stay (aliases evalbench and evalharbor) for `evident eval
-# --misses` afterwards, with EVIDENT_OPENSEARCH_INDEX_ALIAS set to one of them.
+# The ranking figures of docs/ranking.md, reproduced: the bench alone in its own index, ingested by its own worker
+# from a Redis database of its own (so from empty keyword statistics, and without the demo's sample pages
+# competing), then every question file evaluated, with the naive baseline beside the conversation reading; the
+# same for evalsets/harborlane, another organisation's wiki. Each evaluation's --json is kept in build/figures/,
+# and scripts/figures.py writes them into the table of docs/ranking.md at the end. Needs the stack running
+# (`make demo` or `evident services up`); about ten minutes on two cores. The indices stay (aliases evalbench and
+# evalharbor) for `evident eval --misses` afterwards, with EVIDENT_OPENSEARCH_INDEX_ALIAS set to one of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH=${BENCH:-../shared/bench}
@@ -15,6 +16,9 @@ if [ "$EVIDENT_REDIS_URL" = "$STACK_REDIS_URL" ]; then  # its database is emptie
     echo "eval-bench: EVAL_REDIS_DB is the stack's Redis database ($STACK_REDIS_URL); choose another" >&2
     exit 2
 fi
+FIGURES=build/figures  # one NAME.json per evaluation, the names scripts/figures.py reads
+mkdir -p "$FIGURES"
+rm -f "$FIGURES"/*.json  # never a table mixing this run's figures with an earlier run's
 worker=""
 trap '[ -n "$worker" ] && kill "$worker" 2>/dev/null' EXIT  # a failed ingest or Ctrl-C leaves no worker behind
 
@@ -31,26 +35,35 @@ except redis.RedisError as exc: sys.exit(f'eval-bench: Redis does not answer ({e
     worker=""
 }
 
-table() {  # title, eval arguments...
-    echo; echo "== $1"; shift
-    .venv/bin/evident eval "$@"
+table() {  # name, title, eval arguments...: the table on the terminal, the --json in $FIGURES/NAME.json
+    local name=$1; echo; echo "== $2"; shift 2
+    .venv/bin/evident eval "$@" --json > "$FIGURES/$name.json.part"
+    mv "$FIGURES/$name.json.part" "$FIGURES/$name.json"
+    .venv/bin/python -c 'import json, sys; from evident.evaluation import format_table
+print(format_table(json.load(open(sys.argv[1], encoding="utf-8"))))' "$FIGURES/$name.json"
 }
 
 ingest evalbench "$BENCH/wiki/pages" "$BENCH/pdf"
 for file in questions conversations; do
-    table "$file.jsonl, raw question with history" "$BENCH/$file.jsonl" --field question
-    table "$file.jsonl, completed question" "$BENCH/$file.jsonl" --field completed_question
-    table "$file.jsonl, naive baseline (previous question prepended)" "$BENCH/$file.jsonl" --field question \
-        --conversation prev-question
+    table "$file-raw" "$file.jsonl, raw question with history" "$BENCH/$file.jsonl" --field question
+    table "$file-completed" "$file.jsonl, completed question" "$BENCH/$file.jsonl" --field completed_question
+    table "$file-baseline" "$file.jsonl, naive baseline (previous question prepended)" "$BENCH/$file.jsonl" \
+        --field question --conversation prev-question
 done
-table "evalsets/talvik-standalone.jsonl" evalsets/talvik-standalone.jsonl --field question
-table "evalsets/talvik-conversations.jsonl, raw" evalsets/talvik-conversations.jsonl --field question
-table "evalsets/talvik-conversations.jsonl, completed" evalsets/talvik-conversations.jsonl --field completed_question
-table "evalsets/talvik-conversations.jsonl, naive baseline" evalsets/talvik-conversations.jsonl --field question \
-    --conversation prev-question
+table talvik-standalone "evalsets/talvik-standalone.jsonl" evalsets/talvik-standalone.jsonl --field question
+table talvik-conversations-raw "evalsets/talvik-conversations.jsonl, raw" evalsets/talvik-conversations.jsonl \
+    --field question
+table talvik-conversations-completed "evalsets/talvik-conversations.jsonl, completed" \
+    evalsets/talvik-conversations.jsonl --field completed_question
+table talvik-conversations-baseline "evalsets/talvik-conversations.jsonl, naive baseline" \
+    evalsets/talvik-conversations.jsonl --field question --conversation prev-question
 
 HARBOR=evalsets/harborlane
 ingest evalharbor "$HARBOR/pages"
-table "harborlane, raw" "$HARBOR/harborlane-conversations.jsonl" --field question
-table "harborlane, completed" "$HARBOR/harborlane-conversations.jsonl" --field completed_question
-table "harborlane, naive baseline" "$HARBOR/harborlane-conversations.jsonl" --field question --conversation prev-question
+table harborlane-raw "harborlane, raw" "$HARBOR/harborlane-conversations.jsonl" --field question
+table harborlane-completed "harborlane, completed" "$HARBOR/harborlane-conversations.jsonl" --field completed_question
+table harborlane-baseline "harborlane, naive baseline" "$HARBOR/harborlane-conversations.jsonl" --field question \
+    --conversation prev-question
+
+echo
+.venv/bin/python scripts/figures.py

@@ -9,23 +9,20 @@ form the most evidence the caller may read define it as, and keeps it when the l
 least as many pages the caller may read as the acronym. An acronym the pages use on their own (an "OTA" on nine
 pages, "over-the-air" on two) is found as typed, and its long form would only pull the question towards the
 few pages that spell it out: searched beside "OTA", "over-the-air" cost the bench a question about the OTA
-signing certificate's outage (2026-11-29). ``expanded`` puts each long form beside its acronym in the text
-searched, and the answer names them (``SearchResponse.acronyms``).
+signing certificate's outage. ``expanded`` puts each long form beside its acronym in the text searched, and the
+answer names them (``SearchResponse.acronyms``).
 
-Measured (2026-11-29, P@1): conversations.jsonl raw tune half 79 -> 80 of 98 ("IC?" after the postmortem's
-outage question); ``evalsets/harborlane`` completed 0.907 -> 0.947 ("bAV" for "Betriebliche Altersvorsorge"),
-raw the same (its own "IC?" gained, "what does DESADV mean" lost the glossary); every other figure of the bench
-and ``evalsets/`` the same. Searched beside every defined acronym, the tune half lost "How long did the outage
-caused by the expired OTA signing certificate last?" and questions.jsonl lost one as it gained one.
+It finds "IC?" after a postmortem's outage question, and "bAV" for "Betriebliche Altersvorsorge"; searched beside
+every defined acronym instead, it lost more than it gained. How it works and why: docs/ranking.md, "Acronyms"; the
+figures it moved: CHANGELOG.md, 2026-11-29.
 """
 from __future__ import annotations
 
 import re
-import threading
-import time
 
 from opensearchpy import OpenSearch
 
+from search.cache import ExpiringCache
 from search.retrievers import acl_filter, msearch
 from search.vocabulary import KNOWN_SECONDS, KNOWN_WORDS
 from text.acronyms import SEPARATOR, question_acronyms
@@ -51,27 +48,21 @@ class AcronymExpander:
     def __init__(self, client: OpenSearch, index: str):
         self.client = client
         self.index = index
-        self._known: dict[tuple[str, tuple[str, ...]], tuple[str, float]] = {}
-        self._lock = threading.Lock()
+        # Each acronym looked up, per caller's read groups -> its long form ('' for none to search beside it).
+        self._known: ExpiringCache[tuple[str, tuple[str, ...]], str] = ExpiringCache(KNOWN_SECONDS, KNOWN_WORDS)
 
     def run(self, question: str, principals: list[str]) -> dict[str, str]:
         """Each acronym of ``question`` -> the long form searched beside it (none for an acronym the corpus
         does not define for the caller, or writes on more pages than its long form)."""
         groups = tuple(sorted(principals))
-        now = time.monotonic()
         asked = question_acronyms(question)
-        with self._lock:
-            known = {a: self._known.get((a, groups)) for a in asked}
-        unknown = [a for a, seen in known.items() if seen is None or now - seen[1] > KNOWN_SECONDS]
-        looked_up = self._look_up(unknown, principals) if unknown else {}
+        longs = {key[0]: long for key, long in self._known.fresh((a, groups) for a in asked).items()}
+        unknown = [a for a in asked if a not in longs]
         if unknown:
-            with self._lock:
-                if len(self._known) > KNOWN_WORDS:
-                    for key in list(self._known)[: KNOWN_WORDS // 2]:
-                        del self._known[key]
-                self._known.update({(a, groups): (looked_up.get(a, ""), now) for a in unknown})
-        longs = {a: looked_up.get(a, "") if a in unknown else (known[a] or ("", 0.0))[0] for a in asked}
-        return {a: long for a, long in longs.items() if long}
+            looked_up = self._look_up(unknown, principals)
+            longs |= {a: looked_up.get(a, "") for a in unknown}
+            self._known.store({(a, groups): longs[a] for a in unknown})
+        return {a: longs[a] for a in asked if longs[a]}
 
     def _look_up(self, acronyms: list[str], principals: list[str]) -> dict[str, str]:
         """Two ``_msearch``: each acronym's most stated long form and its pages, then the long forms' pages."""

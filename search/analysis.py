@@ -8,12 +8,11 @@ The template's fields search with the analyzer they index with, so these are the
 """
 from __future__ import annotations
 
-import threading
-import time
 from collections import Counter
 
 from opensearchpy import OpenSearch
 
+from search.cache import ExpiringCache
 from search.flatten import Analysis
 
 # A word's tokens are believed this long: an alias moved to an index of another template may analyze anew.
@@ -27,25 +26,17 @@ class FieldTokens:
     def __init__(self, client: OpenSearch, index: str):
         self.client = client
         self.index = index
-        self._known: dict[tuple[str, str], tuple[dict[str, int], float]] = {}
-        self._lock = threading.Lock()
+        self._known: ExpiringCache[tuple[str, str], dict[str, int]] = ExpiringCache(KNOWN_SECONDS, KNOWN_TOKENS)
 
     def analysis(self, pairs: list[tuple[str, str]]) -> Analysis:
         """The tokens and their counts of each (field, text)."""
-        now = time.monotonic()
         wanted = {(field, word) for field, text in pairs for word in text.split()}
-        with self._lock:
-            known = {pair: self._known.get(pair) for pair in wanted}
-        tokens = {pair: seen[0] for pair, seen in known.items() if seen and now - seen[1] <= KNOWN_SECONDS}
+        tokens = self._known.fresh(wanted)
         unknown = sorted(wanted - set(tokens))
         if unknown:
             asked = self._ask(unknown)
             tokens.update(asked)
-            with self._lock:
-                if len(self._known) > KNOWN_TOKENS:
-                    for key in list(self._known)[: KNOWN_TOKENS // 2]:
-                        del self._known[key]
-                self._known.update({pair: (found, now) for pair, found in asked.items()})
+            self._known.store(asked)
         out: Analysis = {}
         for field, text in pairs:
             counts: Counter[str] = Counter()

@@ -10,11 +10,9 @@ to know.
 """
 from __future__ import annotations
 
-import threading
-import time
-
 from opensearchpy import OpenSearch
 
+from search.cache import ExpiringCache
 from search.retrievers import ANALYZED_LANGUAGES, acl_filter
 
 # A word learned present or absent is believed this long: a page ingested meanwhile may bring a sense in,
@@ -29,25 +27,18 @@ class CorpusWords:
     def __init__(self, client: OpenSearch, index: str):
         self.client = client
         self.index = index
-        self._known: dict[tuple[str, str, tuple[str, ...]], tuple[bool, float]] = {}
-        self._lock = threading.Lock()
+        self._known: ExpiringCache[tuple[str, str, tuple[str, ...]], bool] = ExpiringCache(KNOWN_SECONDS, KNOWN_WORDS)
 
     def present(self, words: list[str], lang: str, principals: list[str]) -> set[str]:
         """The ``words`` that evidence of the corpus holds, as the caller (``principals``) may read it."""
         groups = tuple(sorted(principals))
-        now = time.monotonic()
-        with self._lock:
-            known = {w: self._known.get((w, lang, groups)) for w in dict.fromkeys(words)}
-        unknown = [w for w, seen in known.items() if seen is None or now - seen[1] > KNOWN_SECONDS]
-        found = {w for w, seen in known.items() if seen is not None and seen[0] and w not in unknown}
+        known = {key[0]: held for key, held in self._known.fresh((w, lang, groups) for w in words).items()}
+        unknown = [w for w in dict.fromkeys(words) if w not in known]
+        found = {w for w, held in known.items() if held}
         if unknown:
             asked = self._ask(unknown, lang, principals)
             found |= asked
-            with self._lock:
-                if len(self._known) > KNOWN_WORDS:
-                    for key in list(self._known)[: KNOWN_WORDS // 2]:
-                        del self._known[key]
-                self._known.update({(w, lang, groups): (w in asked, now) for w in unknown})
+            self._known.store({(w, lang, groups): w in asked for w in unknown})
         return found
 
     def _ask(self, words: list[str], lang: str, principals: list[str]) -> set[str]:

@@ -13,7 +13,7 @@ import pytest
 from core.settings import PROJECT_ROOT, Settings, load_settings
 
 SAMPLES = PROJECT_ROOT / "samples"
-SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"  # the evaluation corpus beside the checkout
+HARBORLANE = PROJECT_ROOT / "evalsets" / "harborlane"  # a whole wiki of our own: 28 Confluence pages
 # Parallel test runs on one machine each take their own alias and Redis database.
 TEST_ALIAS = os.environ.get("EVIDENT_TEST_ALIAS", "evident-test")
 TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1"))
@@ -34,6 +34,9 @@ def settings() -> Settings:
     settings.opensearch.index_alias = TEST_ALIAS
     settings.opensearch.searchlog_index = f"evident-searchlog-{TEST_ALIAS}"  # the tests' searches stay apart
     settings.redis.url = f"redis://127.0.0.1:{settings.services.redis_port}/{TEST_REDIS_DB}"
+    from tests.standins import STANDIN_HOSTS
+
+    settings.sources.allowed_private_hosts = STANDIN_HOSTS  # the stand-ins serve on loopback
     return settings
 
 
@@ -83,7 +86,7 @@ def worker(celery_app):
 def jobs(settings, stores):
     from core.jobs import JobStore
 
-    return JobStore.from_url(settings.redis.url)
+    return JobStore.from_settings(settings)
 
 
 @pytest.fixture(scope="session")
@@ -92,8 +95,8 @@ def ingest(worker, jobs):
     from workers.folder import discover
     from workers.submit import queue_files, wait_for_job
 
-    def run(*paths, force=False, timeout=900):
-        files, missing, _skipped = discover([str(p) for p in paths])
+    def run(*paths, force=False, timeout=900, source=""):
+        files, missing, _skipped = discover([str(p) for p in paths], source)
         assert not missing, missing
         job_id = queue_files(worker, jobs, files, force=force)
         status = wait_for_job(jobs, job_id, timeout)

@@ -16,10 +16,10 @@ Numbers, codes and short all-caps acronyms carry no evidence. A mixed page goes 
 most of its words support; when the evidence is too thin or too even (a lone product name), the
 ``default`` is returned. A language's word model is built on first use (about a second) and kept.
 
-Why our own and not lingua (``lingua-language-detector``, restricted to en/de/es), measured against
-the ``lang`` of the bench questions: raw follow-ups in ``conversations.jsonl`` 0.991 here against
-0.940 (lingua calls "IC?" Spanish and English questions naming "Karlsruhe" German), completed ones
-0.986 against 0.963, ``questions.jsonl`` 0.992 both; on the bench pages the two agree on every page.
+Why our own and not lingua (``lingua-language-detector``, restricted to en/de/es): on the bench
+questions' ``lang`` lingua is wrong more often on the follow-ups of a conversation, raw and
+completed (it calls "IC?" Spanish, and English questions naming "Karlsruhe" German); on standalone
+questions and on the bench pages the two agree (the figures: CHANGELOG.md, 2026-11-25).
 """
 from __future__ import annotations
 

@@ -10,10 +10,10 @@ next line is a list item (bullet, "1.", "a)"), when the line ends with terminal 
 colon, or when the line is short (a list item, a heading, a table line); a long line that runs on
 into the next (hard-wrapped prose, typical of PDF text) is joined to it.
 
-Why our own and not pysbd: with pysbd cutting inside each unit, 48 of the 322 bench texts split
+Why our own and not pysbd: pysbd, cutting inside each unit, splits a sixth of the bench's texts
 differently, mostly wrongly ("Max." | "RAM is 16 GB", "./tools/bootstrap.sh" cut at its dot, table
-rows cut at "mode., and"); P@1 on the completed questions of ``conversations.jsonl`` fell from
-0.875 to 0.866 (the others held), and splitting took 40 times as long.
+rows cut at "mode., and"), ranked the bench worse, and takes 40 times as long (CHANGELOG.md,
+2026-11-25).
 """
 from __future__ import annotations
 

@@ -6,9 +6,9 @@ forms; empty for a language spaCy has no list for.
 
 ``is_stop`` and ``content_words``: a token is a stop word when its surface form or its lemma is
 listed. (spaCy's German list holds nouns too, "Jahr", "Tag": keeping them as content words when
-capitalized helps questions, where ``search.query`` does so, but lowered P@1 on the raw follow-ups of
-the bench's ``conversations.jsonl`` from 0.657 to 0.648 when applied to the keyword view, so the
-keyword view keeps the list as it is.)
+capitalized helps questions, where ``search.query`` does so, but lowered P@1 on the bench's raw
+follow-ups when applied to the keyword view, so the keyword view keeps the list as it is; CHANGELOG.md,
+2026-11-25.)
 """
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ def create_app(settings: Settings | None = None) -> Celery:
     settings = settings or load_settings()
     visibility = visibility_timeout(settings.worker)
     app = Celery("evident", broker=settings.redis.url, backend=settings.redis.url,
-                 include=["workers.tasks", "workers.sync.tasks", "workers.maintenance"])
+                 include=["workers.tasks", "workers.sync.tasks", "workers.maintenance", "workers.keywords"])
     app.conf.update(
         task_default_queue=INGEST_QUEUE,
         # Long tasks: acknowledge after the work (a task of a killed worker comes back, and one whose worker

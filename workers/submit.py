@@ -9,20 +9,23 @@ expiry that the worker reads and deletes (``unpack``, ``content_tokens``). A fil
 one that cannot be read is recorded as failed on its job, not sent; what the folder's side files or the walk
 of the folder got wrong is recorded on the job too. A back-of-book index travels with the files it points to
 (``workers.grounding.index_targets``). A file's registry key names its source (``CorpusFile.key``); a file
-registered under its name alone (before sources were named) is moved to its key when queued, so the worker
-deletes its old evidence once the new is written.
+registered under a key it had before (``CorpusFile.former_keys``: its name alone, or its folder's absolute path
+as its source) is moved to its key when queued, so the worker writes it under its new document id and deletes
+the old one's evidence: ids move at the next ingest. A folder source's name is held by one folder at a time
+(``claim_sources``).
 """
 from __future__ import annotations
 
 import base64
 import time
+from pathlib import Path
 from typing import Callable
 
 from celery import Celery
 from opensearchpy import OpenSearch
 
 from core.index import delete_documents
-from core.jobs import JobStatus, JobStore
+from core.jobs import JobStatus, JobStore, Settled
 from core.settings import Settings, TransferConfig
 from ingest.sources import SourceFile
 from workers.folder import CorpusError, CorpusFile, FolderNotes, load, vanished
@@ -102,18 +105,58 @@ def queue_files(app: Celery, jobs: JobStore, files: list[CorpusFile], force: boo
     for problem in problems or []:  # no path to retry from: not a file of the job
         jobs.record_error(job_id, problem.path, problem.reason)
     for item in sorted(files, key=size_of, reverse=True):
-        jobs.rename_file(item.name, item.key)  # registered before sources were named: see the module's docstring
+        move_former_keys(jobs, item)
         try:
             arguments, target_problems = file_task(item, jobs, settings, notes)
         except (OSError, ValueError) as exc:
             jobs.record_error(job_id, item.name, str(exc), str(item.path))
-            jobs.count(job_id, "failed")
+            if jobs.count(job_id, "failed") == Settled.KEYWORDS_DUE:  # the others were written meanwhile
+                app.send_task("evident.refresh_keywords", kwargs={"job": job_id})
             continue
         finally:
             for problem in notes.take_problems():
                 jobs.record_error(job_id, problem.path, f"warning: {problem.reason}")
         _send(app, jobs, job_id, item, arguments, target_problems, force)
     return job_id
+
+
+def move_former_keys(jobs: JobStore, item: CorpusFile) -> None:
+    """The file's registry entries under the keys it had before moved to its key (see the module's docstring)."""
+    for former in item.former_keys:
+        jobs.rename_file(former, item.key)
+
+
+def claim_sources(jobs: JobStore, paths: list[str], files: list[CorpusFile], source: str = "",
+                  taken: frozenset[str] = frozenset()) -> list[str]:
+    """Each source root of an ingest (the given folders, the folders of the given files) made the holder of
+    its source's name; returns a sentence for each root that may not have it, and nothing is to be ingested or
+    pruned then.
+
+    A name is held by one folder: a second folder of the same name (another ``docs``) would overwrite the
+    first one's files of the same relative names and prune its others, so it is refused unless the name is given
+    (``source``, ``--source``: the folder takes the name over) or the folder holding it is gone from this disk (a
+    folder moved). ``taken`` are names no folder may have (the live sources').
+    """
+    roots = {item.root: item.source for item in files}
+    roots |= {Path(raw).resolve(): source or Path(raw).resolve().name for raw in paths if Path(raw).is_dir()}
+    refused, named_by = [], {}
+    for root, name in sorted(roots.items()):
+        if name in taken:
+            refused.append(f"{root}: its source name {name!r} is that of a live source (evident sources list); "
+                           f"give the folder another with --source NAME")
+            continue
+        if name in named_by:
+            refused.append(f"{root}: its source name {name!r} is that of {named_by[name]} in the same run; "
+                           f"ingest each folder of that name on its own with --source NAME")
+            continue
+        named_by[name] = root
+        holder = jobs.claim_source(name, str(root), take=bool(source))
+        if holder != str(root) and not Path(holder).is_dir():
+            holder = jobs.claim_source(name, str(root), take=True)  # the folder holding it moved or is gone
+        if holder != str(root):
+            refused.append(f"{root}: its source name {name!r} is that of the folder {holder} already, whose "
+                           f"documents it would overwrite; ingest it with --source NAME, a name of its own")
+    return refused
 
 
 def size_of(item: CorpusFile) -> int:
@@ -128,11 +171,15 @@ def size_of(item: CorpusFile) -> int:
 
 
 def queue_again(app: Celery, jobs: JobStore, item: CorpusFile) -> str:
-    """One file read again and queued in a job of its own, forced (the admin's retry); returns the job id.
+    """One file read again and queued in a job of its own, forced (the admin's retry); returns the job id. It is
+    read through the same gate as at its first ingest (``workers.path_gate``), as it is now on the disk, as a file
+    of the source its folder holds (``claim_sources``), so it keeps its document id.
 
-    Raises OSError or ValueError naming the file when it cannot be read or sent, before any job exists.
+    Raises OSError or ValueError (``PathRefused`` when the gate refuses it) naming the file when it cannot be
+    read or sent, before any job exists.
     """
-    jobs.rename_file(item.name, item.key)
+    item.source = jobs.source_of(str(item.root)) or item.source
+    move_former_keys(jobs, item)
     arguments, problems = file_task(item, jobs, app.evident_settings)
     job_id = jobs.create(1)
     jobs.remember_origins(job_id, {item.name: str(item.path)})
@@ -148,16 +195,18 @@ def _send(app: Celery, jobs: JobStore, job_id: str, item: CorpusFile, arguments:
 
 
 def prune(jobs: JobStore, client: OpenSearch, settings: Settings, paths: list[str],
-          found: list[CorpusFile]) -> dict[str, int]:
-    """Remove from the index the files once ingested from these folders that are gone from them; the files of
-    other sources (another folder, even with files of the same names) are not touched.
+          found: list[CorpusFile], source: str = "") -> dict[str, int]:
+    """Remove from the index the files once ingested from these folders (of the source ``source``, by default
+    each folder's own name) that are gone from them; the files of other sources (another folder, even with files
+    of the same names) are not touched.
 
     Returns each removed file's name (the folder's name + its relative path) with the number of evidence removed.
     """
     ingested = jobs.ingested_files()
     removed = {}
-    for key, name in vanished(list(ingested), paths, found).items():
+    for key, name in vanished(list(ingested), paths, found, source).items():
         removed[name] = delete_documents(client, settings, ingested[key])
+        jobs.take_back_keywords(ingested[key])
         jobs.forget_file(key)
     return removed
 

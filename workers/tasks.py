@@ -31,7 +31,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from core.embedding import Embedder
 from core.index import (MULTILINGUAL_FIELD, SENTENCE_FIELD, VECTOR_FIELDS, connect, delete_documents,
                         replace_document, to_source)
-from core.jobs import JobStore
+from core.jobs import JobStore, Settled
 from core.multilingual import MultilingualEmbedder, passage_text
 from core.llm import LLMError, chat_completion
 from core.settings import Settings
@@ -82,7 +82,7 @@ class PipelineContext:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.opensearch = connect(settings)
-        self.jobs = JobStore.from_url(settings.redis.url)
+        self.jobs = JobStore.from_settings(settings)
         self.embedder = Embedder(settings.embedding)
         self.multilingual = MultilingualEmbedder(settings.embedding.threads)  # the pool's processes use the cores
         self.lemmatizer = Lemmatizer()
@@ -112,7 +112,7 @@ class EvidentTask(Task):
     def jobs(self) -> JobStore:
         """The Redis edge alone: what the worker's main process needs to record a task its child could not."""
         if EvidentTask._jobs is None:
-            EvidentTask._jobs = JobStore.from_url(self.app.evident_settings.redis.url)
+            EvidentTask._jobs = JobStore.from_settings(self.app.evident_settings)
         return EvidentTask._jobs
 
     def before_start(self, task_id, args, kwargs):
@@ -151,7 +151,13 @@ class EvidentTask(Task):
             reason = f"{file_name}: failed ({type(exc).__name__}: {str(exc)[:REASON_CHARS]})"
         if self.jobs.outcome(job_id, file_name) is None:  # recorded before counted: a job done shows its errors
             self.jobs.record_error(job_id, file_name, reason, self.jobs.origin(job_id, file_name))
-            self.jobs.count(job_id, "failed", file_name)
+            self.settle(job_id, "failed", file_name)
+
+    def settle(self, job_id: str, outcome: str, name: str, doc_id: str = "") -> None:
+        """Count a file's outcome in its job (``JobStore.count``); the count that settles the job's last file
+        queues the refresh of its documents' key phrases (``workers.keywords``)."""
+        if self.jobs.count(job_id, outcome, name, doc_id) == Settled.KEYWORDS_DUE:
+            self.app.send_task("evident.refresh_keywords", kwargs={"job": job_id})
 
     def held_back(self, job_id: str, name: str) -> dict | None:
         """What becomes of a file whose task is not to be run; None when it is to be run.
@@ -164,7 +170,7 @@ class EvidentTask(Task):
         if counted := jobs.outcome(job_id, name):
             return {"file": name, "outcome": counted, "counted": "before"}
         if jobs.cancel_requested(job_id):
-            jobs.count(job_id, "cancelled", name)
+            self.settle(job_id, "cancelled", name)
             return {"file": name, "outcome": "cancelled"}
         lost = jobs.delivered(job_id, name) - 1 - self.request.retries  # deliveries that ended in no outcome
         allowed = self.app.evident_settings.worker.max_deliveries
@@ -173,7 +179,7 @@ class EvidentTask(Task):
         reason = (f"{name}: its worker stopped (killed, or out of memory) each of the {lost} times it read it "
                   f"([worker] max_deliveries {allowed}); skipped")
         jobs.record_error(job_id, name, reason, jobs.origin(job_id, name))
-        jobs.count(job_id, "failed", name)
+        self.settle(job_id, "failed", name)
         return {"file": name, "outcome": "failed", "reason": reason}
 
 
@@ -287,9 +293,12 @@ class EvidenceRefused(RuntimeError):
     be read (the file was read; the index would not take it)."""
 
 
-def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence], name: str) -> dict:
-    """The evidence of one document embedded and written in place of its earlier evidence; the result has the
-    warnings to record (``warnings``), naming the file (``name``)."""
+def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence], name: str,
+                   keyword_statistics: bool = True) -> dict:
+    """The evidence of one document embedded and written in place of its earlier evidence, and counted into the
+    keyword statistics in place of what it counted before (``keyword_statistics``: False for index-term anchors,
+    whose key phrases are chosen without them); the result has the warnings to record (``warnings``), naming the
+    file (``name``)."""
     vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
     warnings = []
     if ctx.settings.search.multilingual_weight > 0:
@@ -299,6 +308,8 @@ def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence], 
     result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
     if result["errors"]:
         raise EvidenceRefused(refusal(ctx.settings.opensearch.index_alias, len(sources), result["errors"]))
+    if keyword_statistics:
+        ctx.jobs.count_keywords(doc_id, [e.lemmas.split() for e in evidence])
     return {**result, "warnings": warnings}
 
 
@@ -334,10 +345,9 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
     doc_ids: list[str] = []
     suffix = PurePosixPath(file.name).suffix.lower()
     if suffix != ".csv":
-        with ctx.jobs.keyword_stats() as stats:  # a refused document counts nothing into the statistics
-            parsed, evidence = evidence_for(file, settings.ingest, ctx.lemmatizer, stats)
-            require_web_url(file.name, parsed.document.url, settings.ingest.files_base_url)
-            claim(ctx, file, parsed.document.doc_id)
+        parsed, evidence = evidence_for(file, settings.ingest, ctx.lemmatizer, ctx.jobs.keyword_stats())
+        require_web_url(file.name, parsed.document.url, settings.ingest.files_base_url)
+        claim(ctx, file, parsed.document.doc_id)
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
         written = write_evidence(ctx, parsed.document.doc_id, evidence, file.name)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
@@ -349,7 +359,7 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
         for e in terms:
             by_doc.setdefault(e.doc_id, []).append(e)
         for doc_id, group in by_doc.items():
-            written = write_evidence(ctx, doc_id, group, file.name)
+            written = write_evidence(ctx, doc_id, group, file.name, keyword_statistics=False)
             result["evidence"] += written["written"]
             result["warnings"] += written["warnings"]
             doc_ids.append(doc_id)
@@ -358,6 +368,7 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
     stale = sorted(set(previous or []) - set(doc_ids))
     if stale:  # a page id that changed, or ids of the name the file had before sources were named
         result["removed"] += delete_documents(ctx.opensearch, settings, stale)
+        ctx.jobs.take_back_keywords(stale)
         ctx.jobs.release_documents(key, stale)
     ctx.jobs.set_fingerprint(key, content_print)
     ctx.jobs.remember_documents(key, doc_ids)
@@ -411,5 +422,5 @@ def ingest_file(self: EvidentTask, *, job_id: str, name: str, file: dict, target
     origin = ctx.jobs.origin(job_id, name) if problems else ""
     for problem in problems:
         ctx.jobs.record_error(job_id, name, problem, origin)
-    ctx.jobs.count(job_id, result["outcome"], name)
+    self.settle(job_id, result["outcome"], name, result.get("doc_id", "") if result["outcome"] == "done" else "")
     return result

@@ -203,13 +203,15 @@ def child_environment(settings: Settings) -> dict[str, str]:
             "EVIDENT_SERVICES_API_PORT": str(settings.services.api_port)}
 
 
-def celery_user(sdir: Path) -> tuple[str | None, dict[str, str]]:
-    """Who runs the worker and beat, and the environment that gives them a home: under root the service user
-    (a file that breaks its parser then runs with no more rights than OpenSearch), with its HOME and caches
-    in ``<state dir>/celery``, which it owns; otherwise the user running ``up``, as it is.
+def unprivileged_user(sdir: Path) -> tuple[str | None, dict[str, str]]:
+    """Who runs the worker, beat and API, and the environment that gives them a home: under root the service
+    user (a file that breaks its parser, or a request that breaks the API, then runs with no more rights than
+    OpenSearch), with its HOME and caches in ``<state dir>/celery``, which it owns; otherwise the user running
+    ``up``, as it is.
 
-    When the service user cannot reach the Python, the virtualenv (models, spaCy data) or the checkout (a
-    Python installed under /root by pyenv), they stay root, and a warning says why and what to change.
+    ``scripts/bootstrap.sh`` builds the virtualenv from a Python the service user can run. When it still cannot
+    reach the Python, the virtualenv (models, spaCy data) or the checkout (a virtualenv kept with KEEP_VENV, a
+    checkout under /root), they stay root, and a warning says why and what to change.
     """
     if os.geteuid() != 0:
         return None, {}
@@ -217,7 +219,7 @@ def celery_user(sdir: Path) -> tuple[str | None, dict[str, str]]:
     needed = (Path(sys.executable).resolve(), Path(sys.prefix), PROJECT_ROOT, Path.cwd())
     for path in needed:
         if (closed := opensearch.closed_to(path, uid, gid)) is not None:
-            say(f"warning: the worker and beat run as root: user {opensearch.SERVICE_USER!r} cannot enter {closed}, "
+            say(f"warning: the worker, beat and API run as root: user {opensearch.SERVICE_USER!r} cannot enter {closed}, "
                 f"so it cannot use {path}; give it a Python, virtualenv and checkout it can reach (outside /root) "
                 "to run them without root")
             return None, {}
@@ -246,7 +248,7 @@ def _prepare(settings: Settings, sdir: Path, name: str, bootstrap: bool) -> Prog
                        environment=child_environment(settings), start_secs=API_START_SECS,
                        stop_wait_secs=API_STOP_WAIT_SECS)
     part = part_of(name)
-    user, home = celery_user(sdir) if part in ("worker", "beat") else (None, {})
+    user, home = unprivileged_user(sdir) if part in ("worker", "beat", "api") else (None, {})
     schedule = (sdir / "celery" if user else sdir / "run") / "celerybeat-schedule"  # where beat may write
     # Celery tells workers apart by node name: the second and later ones get their own
     worker = ["worker", *(["--hostname", f"evident-{number_of(name) + 1}@%h"] if number_of(name) else [])]

@@ -37,7 +37,8 @@ class BrowserError(RuntimeError):
 
 
 class Browser:
-    """One headless Chromium with a fresh profile; ``page()`` opens a tab. Use as a context manager."""
+    """One headless Chromium with a fresh profile; ``page()`` opens a tab in a context of its own. Use as a
+    context manager; the tests share one for the session (``tests/api/conftest.py``)."""
 
     def __init__(self):
         assert BROWSER, "chromium is installed by scripts/bootstrap.sh"
@@ -119,9 +120,12 @@ class Browser:
             self.events.append(event)
 
     def page(self) -> "Page":
-        target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        """A tab in a browser context of its own: no cookie, storage or cache of another tab's reaches it, so
+        one browser serves every test as a fresh one would. ``Page.close`` ends both."""
+        context = self.send("Target.createBrowserContext")["browserContextId"]
+        target = self.send("Target.createTarget", url="about:blank", browserContextId=context)["targetId"]
         session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        page = Page(self, session)
+        page = Page(self, session, context)
         page.send("Page.enable")
         return page
 
@@ -129,9 +133,15 @@ class Browser:
 class Page:
     """A tab: everything a test does to a page and reads from it."""
 
-    def __init__(self, browser: Browser, session: str):
+    def __init__(self, browser: Browser, session: str, context: str):
         self.browser = browser
         self.session = session
+        self.context = context
+
+    def close(self) -> None:
+        """Close the tab and its browser context, and forget its events."""
+        self.browser.send("Target.disposeBrowserContext", browserContextId=self.context)
+        self.browser.events = [e for e in self.browser.events if e.get("sessionId") != self.session]
 
     def send(self, method: str, **params) -> dict:
         return self.browser.send(method, self.session, **params)

@@ -1,4 +1,5 @@
-"""The Flask test client of an app on the real services, with a signing proxy's identities."""
+"""The Flask test client of an app on the real services, with a signing proxy's identities; one headless
+Chromium for the session's page tests, a fresh tab and browser context for each test."""
 from __future__ import annotations
 
 import dataclasses
@@ -34,3 +35,21 @@ def app(settings, searcher, worker):
 @pytest.fixture(scope="module")
 def client(app):
     return app.test_client()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for every page test of the session: a launch costs more than the test that needs it."""
+    from tests.api.browser import Browser
+
+    with Browser() as running:
+        yield running
+
+
+@pytest.fixture
+def page(browser):
+    """A tab of ``browser`` in a browser context of its own (no cookie or storage of another test's), closed
+    after the test."""
+    opened = browser.page()
+    yield opened
+    opened.close()

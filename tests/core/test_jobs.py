@@ -8,10 +8,9 @@ import uuid
 import pytest
 import redis
 
-from core.jobs import ACTIVITY_BUCKET_SECONDS, ACTIVITY_KEEP_SECONDS, JobStore
+from core.jobs import ACTIVITY_BUCKET_SECONDS, ACTIVITY_KEEP_SECONDS, JobStore, Settled
 
 UPDATES = 150  # per updater: many read-count-write cycles, so two updaters overlap again and again
-OVERLAP = 0.001  # seconds each updater holds the statistics it read, so the other one writes meanwhile
 
 
 @pytest.fixture
@@ -20,7 +19,39 @@ def scratch(settings, stores) -> JobStore:
     return JobStore.from_url(settings.redis.url, prefix=f"evident-test-{uuid.uuid4().hex[:8]}")
 
 
-def test_two_workers_counting_keywords_at_once_lose_no_counts(settings, scratch):
+def keyword_counts(settings, store: JobStore) -> tuple[dict[str, int], int]:
+    """The keyword statistics as Redis holds them: lemma -> evidence counted with it, and the evidence counted."""
+    client = redis.Redis.from_url(settings.redis.url, decode_responses=True)
+    return ({lemma: int(n) for lemma, n in client.hgetall(f"{store.prefix}:keyword-df").items()},
+            int(client.get(f"{store.prefix}:keyword-docs") or 0))
+
+
+def test_a_document_counts_once_however_often_it_is_written_and_not_once_it_is_gone(settings, scratch):
+    scratch.count_keywords("page-1", [["buoy", "sensor", "buoy"], ["sensor", "battery"]])
+    scratch.count_keywords("page-2", [["buoy"]])
+    counted = ({"buoy": 2, "sensor": 2, "battery": 1}, 3)
+    assert keyword_counts(settings, scratch) == counted
+    scratch.count_keywords("page-1", [["buoy", "sensor", "buoy"], ["sensor", "battery"]])  # a redelivered task
+    assert keyword_counts(settings, scratch) == counted
+    scratch.count_keywords("page-1", [["anchor"]])  # ingested again after an edit: its old counts go
+    assert keyword_counts(settings, scratch) == ({"buoy": 1, "anchor": 1}, 2)
+    stats = scratch.keyword_stats()
+    assert (stats.n_docs, stats.frequency("anchor"), stats.frequency("sensor")) == (2, 1, 0)
+    scratch.take_back_keywords(["page-1", "page-2", "never-written"])
+    assert keyword_counts(settings, scratch) == ({}, 0)
+
+
+def test_what_a_document_adds_while_it_is_ingested_stays_out_of_redis(settings, scratch):
+    scratch.count_keywords("page-1", [["buoy"]])
+    stats = scratch.keyword_stats()
+    stats.add(["buoy", "lost"])
+    assert (stats.n_docs, stats.frequency("buoy"), stats.frequency("lost")) == (2, 2, 1)
+    assert keyword_counts(settings, scratch) == ({"buoy": 1}, 1)  # counted once its evidence is written
+
+
+def test_two_workers_counting_at_once_lose_no_counts(settings, scratch):
+    """Each worker counts documents of its own and rewrites one document both write, with its own lemma: the
+    statistics end with every document of each, and the shared one once, as the last write left it."""
     start = threading.Barrier(2)
     failures: list[BaseException] = []
 
@@ -29,9 +60,8 @@ def test_two_workers_counting_keywords_at_once_lose_no_counts(settings, scratch)
         start.wait()
         try:
             for n in range(UPDATES):
-                with store.keyword_stats() as stats:
-                    stats.add(["shared", f"{worker}-{n}"])
-                    time.sleep(OVERLAP)
+                store.count_keywords(f"{worker}-{n}", [["shared", f"{worker}-{n}"]])
+                store.count_keywords("both", [["shared", worker]])
         except BaseException as exc:  # noqa: BLE001 - reported by the test thread
             failures.append(exc)
 
@@ -41,21 +71,26 @@ def test_two_workers_counting_keywords_at_once_lose_no_counts(settings, scratch)
     for thread in threads:
         thread.join()
     assert not failures, failures
-    with scratch.keyword_stats() as stats:
-        assert stats.n_docs == 2 * UPDATES
-        assert stats.frequency("shared") == 2 * UPDATES
-        assert stats.frequency("a-0") == stats.frequency(f"b-{UPDATES - 1}") == 1 and stats.frequency("c-0") == 0
-    counted = redis.Redis.from_url(settings.redis.url).hlen(f"{scratch.prefix}:keyword-df")
-    assert counted == 1 + 2 * UPDATES  # the lemmas counted, and nothing a lookup read
+    df, evidence = keyword_counts(settings, scratch)
+    assert evidence == 2 * UPDATES + 1 and df["shared"] == 2 * UPDATES + 1
+    assert df.get("a", 0) + df.get("b", 0) == 1  # the shared document counts once, as one of them wrote it
+    assert len(df) == 1 + 2 * UPDATES + 1
 
 
-def test_a_failed_count_adds_nothing(scratch):
-    with pytest.raises(RuntimeError):
-        with scratch.keyword_stats() as stats:
-            stats.add(["lost"])
-            raise RuntimeError("parse failed")
-    with scratch.keyword_stats() as stats:
-        assert stats.n_docs == 0 and stats.frequency("lost") == 0
+def test_a_job_whose_files_wrote_documents_finishes_once_their_key_phrases_are_refreshed(scratch):
+    job_id = scratch.create(3)
+    assert scratch.count(job_id, "done", "a.html", "doc-a") == Settled.COUNTED
+    assert scratch.count(job_id, "skipped", "b.html") == Settled.COUNTED
+    assert scratch.count(job_id, "done", "a.html", "doc-a") == Settled.NOTHING  # delivered again: nothing changes
+    assert scratch.count(job_id, "failed") == Settled.KEYWORDS_DUE  # a file never sent, the last one
+    status = scratch.status(job_id)
+    assert (status.done, status.skipped, status.failed, status.keywords_pending) == (1, 1, 1, True)
+    assert (status.finished, status.state) == (False, "running") and scratch.document_ids(job_id) == ["doc-a"]
+    scratch.keywords_refreshed(job_id)
+    assert scratch.status(job_id).state == "finished"
+    nothing_written = scratch.create(1)
+    assert scratch.count(nothing_written, "skipped", "b.html") == Settled.COUNTED
+    assert scratch.status(nothing_written).finished and scratch.document_ids(nothing_written) == []
 
 
 def test_a_job_counts_its_outcomes_and_errors(scratch):
@@ -126,3 +161,20 @@ def test_a_cancelled_job_finishes_as_cancelled_once_its_files_are_counted(scratc
     status = scratch.status(job_id)
     assert (status.done, status.cancelled, status.finished, status.state) == (1, 2, True, "cancelled")
     assert scratch.cancel("nope") is None and not scratch.cancel_requested(scratch.create(1))
+
+
+def test_each_index_alias_has_its_own_file_registry(settings, scratch):
+    client = redis.Redis.from_url(settings.redis.url, decode_responses=True)
+    second = JobStore(client, scratch.prefix, alias="second-alias")
+    scratch.set_fingerprint("src:a.html", "print")
+    scratch.remember_documents("src:a.html", ["html:src:a.html"])
+    assert scratch.claim_document("html:src:a.html", "src:a.html") == "src:a.html"
+    assert second.fingerprint("src:a.html") is None and second.documents("src:a.html") is None
+    assert second.ingested_files() == {}
+    assert second.claim_document("html:src:a.html", "src:other.html") == "src:other.html"  # no claim of the first
+    second.set_fingerprint("src:a.html", "second print")
+    second.forget_file("src:a.html")  # forgotten in the second alias, still ingested in the first
+    assert scratch.fingerprint("src:a.html") == "print"
+    assert scratch.ingested_files() == {"src:a.html": ["html:src:a.html"]}
+    # The default alias keeps the keys the registry had before each alias had its own: nothing to migrate.
+    assert client.hget(f"{scratch.prefix}:fingerprint", "src:a.html") == "print"

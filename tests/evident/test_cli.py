@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import SAMPLES
 
-CTRL_C_PAGES = 20  # bench wiki pages ingested and left while the worker takes none; Ctrl-C comes at once
+CTRL_C_PAGES = 20  # wiki pages ingested and left while the worker takes none; Ctrl-C comes at once
 # The CLI with Python's own SIGINT handler installed, whatever the disposition it inherits.
 INTERRUPTIBLE_CLI = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
                      "from evident.cli import main; sys.exit(main(sys.argv[1:]))")
@@ -139,12 +139,12 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
     import signal
 
     from core.jobs import INGEST_QUEUE
-    from tests.conftest import SHARED_BENCH
+    from tests.conftest import HARBORLANE
     from workers.submit import prune, wait_for_job
 
     folder = tmp_path / "wiki"
     folder.mkdir()
-    for page in sorted((SHARED_BENCH / "wiki" / "pages").glob("*.json"))[:CTRL_C_PAGES]:
+    for page in sorted((HARBORLANE / "pages").glob("*.json"))[:CTRL_C_PAGES]:
         shutil.copy(page, folder / page.name)
     # The worker takes no task until the job is cancelled (it may hold one it took already): a worker that
     # ingests faster than `evident jobs cancel` starts would otherwise leave nothing to cancel.
@@ -188,14 +188,14 @@ def test_ctrl_c_leaves_the_job_running_and_says_how_to_follow_or_cancel_it(worke
 
 
 def test_opensearch_unreachable_or_refusing_is_one_line_naming_the_node_and_the_cause():
-    """Nothing listens on port 9: ``init`` waits its 30 s for a node just started, then says so in one line,
-    without the URL's password."""
+    """Nothing listens on port 9: ``init`` waits ``[opensearch] start_wait`` for a node just started (a second
+    here), then says so in one line, without the URL's password."""
     from opensearchpy.exceptions import RequestError
 
     from evident.cli import opensearch_reason
 
     result = evident("init", env={"EVIDENT_OPENSEARCH_URL": "http://admin:s3cret@127.0.0.1:9",
-                                  "EVIDENT_OPENSEARCH_MAX_RETRIES": "0"})
+                                  "EVIDENT_OPENSEARCH_MAX_RETRIES": "0", "EVIDENT_OPENSEARCH_START_WAIT": "1"})
     assert result.returncode == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("evident: OpenSearch at http://admin:***@127.0.0.1:9: ")
     assert "s3cret" not in result.stderr

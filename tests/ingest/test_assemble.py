@@ -66,6 +66,15 @@ def test_a_pdf_states_its_title_author_and_date_on_its_first_page(lemmatizer):
     assert facts.text == "Travel and Expense Manual. Created by ACME Finance. Last updated (edited) on 2025-03-01."
 
 
+def test_every_evidence_names_who_last_changed_its_page_else_its_author(lemmatizer):
+    history = {"createdBy": {"displayName": "Mira Okonkwo"}}
+    wiki = evidence_for(SourceFile("7.json", _page("<p>Suite CS-11 ran on 7 machines.</p>", history=history)),
+                        IngestConfig(), lemmatizer)[1]
+    assert {e.author for e in wiki} == {"Pavla Horáková"}  # the last version's editor, not the creator
+    pdf = SourceFile("travel.pdf", builders.structured_pdf(), url="https://files.example.com/travel.pdf")
+    assert {e.author for e in evidence_for(pdf, IngestConfig(), lemmatizer)[1]} == {"ACME Finance"}
+
+
 def test_each_leaf_evidence_states_its_sentences_after_the_page_title(lemmatizer):
     body = ("<h2>Result</h2><p>The run used compatibility suite CS-11 on 7 machines. The Kestrel IPC-540 failed "
             "UEFI boot. Fixed.</p><ul><li>Orbis EdgeBox E3 passed every boot configuration</li></ul>")

@@ -1,4 +1,4 @@
-"""Index-aware grounding: term anchors, linking, term blocks; the bench book."""
+"""Index-aware grounding: term anchors, linking, term blocks; a generated book with its index."""
 from __future__ import annotations
 
 import pytest
@@ -9,7 +9,7 @@ from ingest.grounding import Anchor, anchor_terms, ground, lexical_similarity, l
 from ingest.index_records import IndexRecord, parse_index_records
 from ingest.sources import SourceFile
 from ingest.sources.pdf import PdfSource
-from tests.ingest.sources.pdf_helpers import BENCH, builders
+from tests.ingest.sources.pdf_helpers import builders
 
 
 # --------------------------------------------------------------------------- anchors
@@ -147,60 +147,49 @@ def test_ground_end_to_end_on_generated_pdfs():
 
 # --------------------------------------------------------------------------- the bench book
 
-BENCH_INDEX = {
-    "Accuracy": ("records-theory-part3.pdf", 2), "Act": ("records-theory-part1.pdf", 2),
-    "Author": ("records-theory-part2.pdf", 1), "Documentary bond": ("records-theory-part1.pdf", 4),
-    "Record": ("records-theory-part1.pdf", 1), "Retention schedule": ("records-theory-part3.pdf", 5),
-    "Writer": ("records-theory-part2.pdf", 2),
-}
-
-
 @pytest.fixture(scope="module")
-def bench_book():
+def book():
+    """The generated two-part book and its index PDF (tests/ingest/fixtures/pdf/builders.py)."""
     source, config = PdfSource(), IngestConfig()
-    names = ["records-theory-part1.pdf", "records-theory-part2.pdf", "records-theory-part3.pdf"]
-    docs = {n: source.parse(SourceFile(n, (BENCH / n).read_bytes()), config) for n in names}
-    records = parse_index_records((BENCH / "records-theory-index.pdf").read_bytes(), "records-theory-index.pdf")
+    docs = {n: source.parse(SourceFile(n, builders.book_pdf(n)), config) for n in builders.BOOK}
+    records = parse_index_records(builders.index_pdf(), "accounts-index.pdf")
     return records, docs
 
 
-def test_bench_index_records(bench_book):
-    records, _ = bench_book
-    assert len(records) == 27
-    assert len({r.term for r in records}) == 27
-    by_term = {r.term: (r.file, r.page) for r in records}
-    for term, where in BENCH_INDEX.items():
-        assert by_term[term] == where
-    assert all(r.index_source == "records-theory-index.pdf" for r in records)
+def test_book_index_records(book):
+    records, _ = book
+    assert [(r.term, r.file, str(r.page)) for r in records] == builders.INDEX_ENTRIES
+    assert all(r.index_source == "accounts-index.pdf" for r in records)
 
 
-def test_bench_anchors_are_the_definitions(bench_book):
-    records, docs = bench_book
+def test_book_anchors_are_the_definitions(book):
+    records, docs = book
     pages = {}
     for name, parsed in docs.items():
         pages.update(page_texts(parsed))
     anchors, problems = anchor_terms(records, pages)
     assert problems == []
-    assert len(anchors) == 27
+    assert [a.term for a in anchors] == [r.term for r in records]
     for anchor in anchors:
-        assert f"({anchor.term})." in anchor.sentence and anchor.sentence.startswith("Definition ")
-        assert anchor.definition is True
+        assert anchor.definition is True and anchor.term in anchor.sentence
         assert len(anchor.text.split()) > len(anchor.sentence.split())  # the definition's own sentences follow
+    numbered = [a for a in anchors if a.sentence.startswith("Definition ")]
+    assert [a.term for a in numbered] == ["Ledger", "Journal entry", "Accrual"]
 
 
-def test_bench_ground_adds_term_blocks_to_the_right_pages(bench_book):
-    records, docs = bench_book
+def test_book_ground_adds_term_blocks_to_the_right_pages(book):
+    records, docs = book
     docs = {name: type(parsed)(parsed.document, list(parsed.blocks), list(parsed.errors))
             for name, parsed in docs.items()}
     assert ground(records, docs) == []
     terms = [(name, b) for name, parsed in docs.items() for b in parsed.blocks if b.kind == "term"]
-    assert len(terms) == 27
+    assert len(terms) == len(records)
     for name, block in terms:
         assert block.meta["file"] == name and block.page == block.meta["page"]
-        assert block.text.startswith("Definition ") and f"({block.meta['term']})" in block.text
-        assert block.meta["index_source"] == "records-theory-index.pdf"
+        assert block.meta["term"] in block.text
+        assert block.meta["index_source"] == "accounts-index.pdf"
         linked = block.meta["linked"]
         assert 1 <= len(linked) <= 3
         assert linked[0]["page"] == block.page  # the passage holding the definition is the closest chunk
-    fact = next(b for _, b in terms if b.meta["term"] == "Fact")
-    assert fact.heading_path == ["1 Facts and acts"]
+    ledger = next(b for _, b in terms if b.meta["term"] == "Ledger")
+    assert ledger.heading_path == ["Ledger and journal"]

@@ -22,9 +22,9 @@ from werkzeug.security import safe_join
 from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-from tests.conftest import SHARED_BENCH
+from tests.conftest import SAMPLES
 
-HANDBOOK_PDF = SHARED_BENCH / "pdf" / "employee-handbook.pdf"
+HANDBOOK_PDF = SAMPLES / "pdf" / "field-service-manual.pdf"  # served as files/employee-handbook.pdf
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 

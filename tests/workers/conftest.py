@@ -1,4 +1,5 @@
-"""What the worker tests read back: the evidence in the test index, and a sample page to edit."""
+"""What the worker tests read back: the evidence in the test index, and a sample page to edit; the worker
+processes the session's modules share."""
 from __future__ import annotations
 
 import json
@@ -6,6 +7,17 @@ import json
 import pytest
 
 from tests.conftest import SAMPLES
+
+
+@pytest.fixture(scope="session")
+def worker_processes():
+    """``evident worker`` processes shared by the modules that ask for the same settings and environment
+    (``SharedWorkers``), stopped at the end of the session."""
+    from tests.workers.worker_process import SharedWorkers
+
+    shared = SharedWorkers()
+    yield shared
+    shared.stop()
 
 
 @pytest.fixture
@@ -35,10 +47,12 @@ def sectioned_page() -> dict:
 
 @pytest.fixture
 def pruned_after(jobs, stores, settings):
-    """Call it with each folder a test ingests: what came from there leaves the index when the test ends, so
-    the tests after it search the sample corpus alone, whatever order they run in."""
+    """Call it with each folder a test ingests (and the source it was given, if any): what came from there
+    leaves the index when the test ends, so the tests after it search the sample corpus alone, whatever order
+    they run in."""
     from workers.submit import prune
 
-    folders: list[str] = []
-    yield lambda folder: folders.append(str(folder))
-    prune(jobs, stores, settings, folders, [])
+    folders: list[tuple[str, str]] = []
+    yield lambda folder, source="": folders.append((str(folder), source))
+    for folder, source in folders:
+        prune(jobs, stores, settings, [folder], [], source)

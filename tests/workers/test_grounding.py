@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from ingest.sources import SourceFile
-from tests.conftest import SHARED_BENCH
+from tests.ingest.sources.pdf_helpers import builders
 
-PART = "records-theory-part1.pdf"  # a part of the bench's record theory, without an index of its own
+PART = "accounts-part1.pdf"  # a part of a book on accounting, without an index of its own
 
 
 def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, settings, searcher, pruned_after,
@@ -18,38 +18,38 @@ def test_index_file_grounds_its_terms_through_the_worker(ingest, stores, setting
 
     pruned_after(tmp_path)
     (tmp_path / "manifest.json").write_text('{"base": "https://files.example.org/"}', encoding="utf-8")
-    for name in ("records-theory-index.pdf", "records-theory-part1.pdf", "records-theory-part2.pdf",
-                 "records-theory-part3.pdf"):
-        shutil.copy(SHARED_BENCH / "pdf" / name, tmp_path / name)
-    (tmp_path / "extra-index.csv").write_text("term,file,page\nFact,records-theory-part1.pdf,2\n"
-                                              "Ghost,missing-part.pdf,1\nRecord,records-theory-part1.pdf,99\n"
-                                              "Nothing,records-theory-part1.pdf,1\n", encoding="utf-8")
+    (tmp_path / "accounts-index.pdf").write_bytes(builders.index_pdf())
+    for name in builders.BOOK:
+        (tmp_path / name).write_bytes(builders.book_pdf(name))
+    (tmp_path / "extra-index.csv").write_text("term,file,page\nJournal entry,accounts-part1.pdf,2\n"
+                                              "Ghost,missing-part.pdf,1\nLedger,accounts-part1.pdf,99\n"
+                                              "Nothing,accounts-part1.pdf,1\n", encoding="utf-8")
     status = ingest(tmp_path)
-    assert status.failed == 0 and status.done == 5
+    assert status.failed == 0 and status.done == 4
     warnings = " ".join(e["reason"] for e in status.errors)
     assert "missing-part.pdf" in warnings and "99" in warnings  # reported, not silently dropped
 
-    records = parse_index_records((tmp_path / "records-theory-index.pdf").read_bytes())
+    records = parse_index_records((tmp_path / "accounts-index.pdf").read_bytes())
     stores.indices.refresh(index=settings.opensearch.index_alias)
     terms = stores.search(index=settings.opensearch.index_alias, body={
         "size": 100, "query": {"bool": {"filter": [{"term": {"kind": "term"}},
-                                                   {"prefix": {"doc_id": f"terms:{tmp_path.resolve()}:{tmp_path.name}/records"}}]}}})
+                                                   {"prefix": {"doc_id": f"terms:{tmp_path.name}:{tmp_path.name}/accounts"}}]}}})
     anchors = {h["_source"]["meta"]["term"]: h["_source"] for h in terms["hits"]["hits"]}
     assert set(anchors) == {r.term for r in records}
     for record in records:
         assert anchors[record.term]["url"].endswith(f"{record.file}#page={record.page}")
-        assert len(anchors[record.term]["meta"]["linked"]) == 3
+        assert len(anchors[record.term]["meta"]["linked"]) == 2  # each part has two chunks, under the three linked
 
     # the anchors of a part are a document of their own, but the part's facts are stated once, by the part
     facts = stores.search(index=settings.opensearch.index_alias, body={
         "size": 100, "query": {"bool": {"filter": [{"term": {"kind": "page_facts"}},
-                                                   {"prefix": {"url": "https://files.example.org/records"}}]}}})
+                                                   {"prefix": {"url": "https://files.example.org/accounts"}}]}}})
     stated = [h["_source"]["url"] for h in facts["hits"]["hits"]]
-    assert sorted(stated) == [f"https://files.example.org/records-theory-{name}.pdf#page=1"
-                              for name in ("index", "part1", "part2", "part3")]
+    assert sorted(stated) == [f"https://files.example.org/accounts-{name}.pdf#page=1"
+                              for name in ("index", "part1", "part2")]
 
     record = records[len(records) // 2]
-    top = searcher.search(SearchRequest(query=f"What is {record.term.lower()} in record theory?")).hits[0]
+    top = searcher.search(SearchRequest(query=f"What is {record.term.lower()} in bookkeeping?")).hits[0]
     assert top.url.endswith(f"{record.file}#page={record.page}")
 
 
@@ -71,7 +71,7 @@ def test_a_csv_that_is_not_an_index_is_refused_with_a_sentence(text, said):
 def test_a_pdf_that_is_not_an_index_is_just_a_document():
     from workers.grounding import index_records
 
-    assert index_records(SourceFile("docs/manual.pdf", (SHARED_BENCH / "pdf" / PART).read_bytes())) == []
+    assert index_records(SourceFile("docs/manual.pdf", builders.book_pdf(PART))) == []
 
 
 def test_index_targets_are_read_only_inside_the_folder(tmp_path):
@@ -81,11 +81,11 @@ def test_index_targets_are_read_only_inside_the_folder(tmp_path):
     (tmp_path / "outside.html").write_text("<p>secret</p>", encoding="utf-8")
     folder = tmp_path / "docs"
     folder.mkdir()
-    shutil.copy(SHARED_BENCH / "pdf" / PART, folder / PART)
-    rows = [f"{term},{PART},1" for term in ("Record", "Act", "Fact")] + ["Secret,../outside.html,1"]
+    (folder / PART).write_bytes(builders.book_pdf(PART))
+    rows = [f"{term},{PART},1" for term in ("Ledger", "Journal entry")] + ["Secret,../outside.html,1"]
     (folder / "index.csv").write_text("term,file,page\n" + "\n".join(rows) + "\n", encoding="utf-8")
     [index, _part], _, _ = discover([str(folder)])
     targets, problems = index_targets(index, SourceFile(index.name, (folder / "index.csv").read_bytes()), "")
-    assert [t.name for t in targets] == [PART] and targets[0].source == str(folder.resolve())
+    assert [t.name for t in targets] == [PART] and targets[0].source == folder.name
     assert problems == [f"index target refused: '../outside.html' climbs out of its folder with '..'; only files "
                         f"inside {folder.resolve()} are read"]

@@ -13,21 +13,23 @@ import pymupdf
 import pytest
 import redis
 
-from tests.conftest import SAMPLES, SHARED_BENCH, TEST_ALIAS, TEST_REDIS_DB
+from tests.conftest import HARBORLANE, SAMPLES, TEST_ALIAS, TEST_REDIS_DB
+from tests.ingest.sources.pdf_helpers import SAMPLE_PDF, builders
 from tests.workers.worker_process import WorkerProcess, isolated_settings
 from workers.folder import discover
 from workers.submit import queue_files, wait_for_job
 
 LOST_ALIAS = f"lost-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templates may not overlap
 LOST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_LOST_REDIS_DB", (TEST_REDIS_DB + 11) % 16))
-WIKI_PAGES = SHARED_BENCH / "wiki" / "pages"
-SCANNED_PDF = SHARED_BENCH / "pdf" / "security-guidelines-scanned.pdf"  # three pages through OCR: 4-20 s here
-# The slow file is the scanned PDF four times over: twelve pages through OCR, at least 16 s on the fastest machine
-# seen (three pages took 4.3 s there, on a par with the 4 s limit, and the file was once done in time).
+# Pages of the harborlane wiki in the killed worker's job: the kill comes after three, with one in the worker's
+# hands and the rest still queued; more pages would only make the job longer.
+WIKI_PAGE_COUNT = 10
+# The slow file is an image-only copy of the sample manual four times over: twelve pages through OCR, several
+# times the soft time limit below (three pages take about as long as the limit on a fast machine).
 SCANNED_COPIES = 4
 # A killed worker's task comes back 30 s after it was taken; a wiki page still has 20 s, many times what it takes.
 # One pool process: the kill then always finds the one task it holds. No multilingual view: this test is about a
-# lost task coming back, and its model made the 55 pages' ingest, run on one core, 70 s longer in CI.
+# lost task coming back, and its model makes the wiki's ingest, run on one core, much longer.
 KILLED_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "20", "EVIDENT_WORKER_TIME_LIMIT": "25",
               "EVIDENT_WORKER_VISIBILITY_TIMEOUT": "30", "EVIDENT_SERVICES_WORKER_CONCURRENCY": "1",
               "EVIDENT_SEARCH_MULTILINGUAL_WEIGHT": "0"}
@@ -35,7 +37,7 @@ KILLED_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "20", "EVIDENT_WORKER_TIME_LIMIT
 SOFT_LIMIT_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "4", "EVIDENT_WORKER_TIME_LIMIT": "60",
                   "EVIDENT_WORKER_VISIBILITY_TIMEOUT": "90", "EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"}
 KILL_AFTER = 3  # files counted before the worker is killed: the job is under way, most of it still queued
-JOB_WAIT = 900  # seconds a job of the 55 bench pages may take here, a worker restart and redelivery included
+JOB_WAIT = 900  # seconds a job of the wiki's pages may take here, a worker restart and redelivery included
 POLL_SECONDS = 0.2
 PING_SECONDS = 5  # a worker busy loading a process's models still answers its control messages in this
 # Seconds for a killed pool process's replacement to start and ingest one small page: its models load in about
@@ -49,7 +51,7 @@ def lost(settings, stores):
     from core.jobs import JobStore
 
     isolated = isolated_settings(settings, stores, LOST_ALIAS, LOST_REDIS_DB)
-    return isolated, JobStore.from_url(isolated.redis.url)
+    return isolated, JobStore.from_settings(isolated)
 
 
 def searchable_documents(client, settings) -> set[str]:
@@ -59,13 +61,22 @@ def searchable_documents(client, settings) -> set[str]:
     return {bucket["key"] for bucket in answer["aggregations"]["docs"]["buckets"]}
 
 
-def test_a_job_whose_worker_was_killed_finishes_once_a_new_worker_runs(lost, stores):
+def wiki_pages(folder):
+    """The harborlane wiki's first ``WIKI_PAGE_COUNT`` pages and its users, copied into ``folder/pages``."""
+    pages = folder / "pages"
+    pages.mkdir()
+    shutil.copy(HARBORLANE / "users.json", folder / "users.json")
+    for page in sorted((HARBORLANE / "pages").glob("*.json"))[:WIKI_PAGE_COUNT]:
+        shutil.copy(page, pages / page.name)
+    return pages
+
+
+def test_a_job_whose_worker_was_killed_finishes_once_a_new_worker_runs(lost, stores, worker_processes, tmp_path):
     lost_settings, lost_jobs = lost
     broker = redis.Redis.from_url(lost_settings.redis.url)
-    files, missing, _skipped = discover([str(WIKI_PAGES)])
-    assert not missing and len(files) == 55
-    worker = WorkerProcess(lost_settings, KILLED_ENV)
-    worker.start()
+    files, missing, _skipped = discover([str(wiki_pages(tmp_path))])
+    assert not missing and len(files) == WIKI_PAGE_COUNT
+    worker = worker_processes.get(lost_settings, KILLED_ENV)
     try:
         job_id = queue_files(worker.app, lost_jobs, files)
         deadline = time.monotonic() + JOB_WAIT
@@ -83,30 +94,27 @@ def test_a_job_whose_worker_was_killed_finishes_once_a_new_worker_runs(lost, sto
     finally:
         worker.stop()
     assert status.finished and status.state == "finished", status
-    assert (status.done, status.failed, status.cancelled) == (55, 0, 0), status.errors  # none lost, none twice
-    assert broker.hlen(f"evident:job:{job_id}:outcomes") == 55
+    assert (status.done, status.failed, status.cancelled) == (WIKI_PAGE_COUNT, 0, 0), status.errors  # none lost, none twice
+    assert broker.hlen(f"evident:job:{job_id}:outcomes") == WIKI_PAGE_COUNT
     assert broker.hlen("unacked") == 0 and lost_jobs.queue_length() == 0
-    assert len(searchable_documents(stores, lost_settings)) == 55
+    assert len(searchable_documents(stores, lost_settings)) == WIKI_PAGE_COUNT
 
 
-def test_a_file_past_the_soft_time_limit_is_recorded_and_the_job_goes_on(lost, stores, tmp_path):
+def test_a_file_past_the_soft_time_limit_is_recorded_and_the_job_goes_on(lost, stores, worker_processes, tmp_path):
     lost_settings, lost_jobs = lost
     folder = tmp_path / "slow"
     folder.mkdir()
     (folder / "manifest.json").write_text('{"base": "https://files.example.org/slow/"}', encoding="utf-8")
-    with pymupdf.open() as slow, pymupdf.open(SCANNED_PDF) as scanned:
+    scanned_bytes = builders.scanned_copy(SAMPLE_PDF.read_bytes())
+    with pymupdf.open() as slow, pymupdf.open(stream=scanned_bytes, filetype="pdf") as scanned:
         for _ in range(SCANNED_COPIES):
             slow.insert_pdf(scanned)
         slow.save(folder / "scanned.pdf")
     shutil.copy(SAMPLES / "site" / "handbook" / "onboarding.html", folder / "page.html")
     files, missing, _skipped = discover([str(folder)])
     assert not missing and len(files) == 2
-    worker = WorkerProcess(lost_settings, SOFT_LIMIT_ENV)
-    worker.start()
-    try:
-        status = wait_for_job(lost_jobs, queue_files(worker.app, lost_jobs, files), JOB_WAIT)
-    finally:
-        worker.stop()
+    worker = worker_processes.get(lost_settings, SOFT_LIMIT_ENV)
+    status = wait_for_job(lost_jobs, queue_files(worker.app, lost_jobs, files), JOB_WAIT)
     assert status.finished and (status.done, status.failed) == (1, 1), status.errors
     assert [e["reason"] for e in status.errors] == [
         "slow/scanned.pdf: stopped after 4 s ([worker] soft_time_limit, EVIDENT_WORKER_SOFT_TIME_LIMIT); skipped"]
@@ -119,12 +127,12 @@ def pool_processes(worker: WorkerProcess) -> list[int]:
     return [pid for answer in stats.values() for pid in answer["pool"]["processes"]]
 
 
-def test_a_pool_process_killed_by_the_system_is_replaced_and_the_replacement_works(lost, stores, tmp_path):
+def test_a_pool_process_killed_by_the_system_is_replaced_and_the_replacement_works(lost, stores, worker_processes,
+                                                                                   tmp_path):
     """The kernel's OOM killer or a hard time limit ends a pool process; the worker starts another, which loads
     its models for longer than Celery's default start timeout (4 s) and must not be killed for it."""
     lost_settings, lost_jobs = lost
-    worker = WorkerProcess(lost_settings, {"EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"})
-    worker.start()
+    worker = worker_processes.get(lost_settings, {"EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"})
     try:
         [first] = pool_processes(worker)
         os.kill(first, signal.SIGKILL)

@@ -9,11 +9,12 @@ import shutil
 
 import pytest
 
-from tests.conftest import SAMPLES
+from tests.conftest import SAMPLES, TEST_ALIAS
 from workers.folder import CorpusFile, load
 
 RUNBOOK = SAMPLES / "wiki" / "pages" / "4456482.json"
 FILES_BASE = "https://files.example.org/"
+SECOND_ALIAS = f"second-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templates may not overlap
 
 
 def doc_id_ending(evidence_of, ending: str) -> str:
@@ -115,6 +116,41 @@ def test_a_file_without_a_url_is_refused_at_ingest_until_it_is_given_one(ingest,
     assert (status.done, status.failed) == (3, 0), status.errors
     assert {e["url"] for e in evidence_of(doc_id_ending(evidence_of, "no-urls/page.html"))} == {f"{FILES_BASE}page.html"}
     assert {e["url"] for e in evidence_of(doc_id_ending(evidence_of, f":{page['id']}"))} == {f"{FILES_BASE}page.json"}
+
+
+def test_the_same_folder_ingested_into_a_second_alias_on_the_same_redis_is_written_there(
+        ingest, worker, settings, stores, evidence_of, pruned_after, tmp_path):
+    from core.jobs import INGEST_QUEUE, JobStore
+    from tests.workers.worker_process import WorkerProcess, isolated_settings
+    from workers.folder import discover
+    from workers.submit import prune, queue_files, wait_for_job
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    pruned_after(folder)
+    shutil.copy(SAMPLES / "wiki" / "users.json", tmp_path / "users.json")
+    shutil.copy(RUNBOOK, folder / "runbook.json")
+    doc_id = f"confluence:{folder.name}:{RUNBOOK.stem}"
+    assert ingest(folder).done == 1 and evidence_of(doc_id)
+
+    second = isolated_settings(settings, stores, SECOND_ALIAS, None)  # the session's Redis database, as it is
+    second_jobs = JobStore.from_settings(second)
+    second_worker = WorkerProcess(second, {"EVIDENT_SERVICES_WORKER_CONCURRENCY": "1"})  # one file: one process
+    assert worker.control.cancel_consumer(INGEST_QUEUE, reply=True), "the worker did not answer"
+    try:  # the second alias's worker alone takes the queue
+        second_worker.start()
+        files, _, _ = discover([str(folder)])
+        status = wait_for_job(second_jobs, queue_files(second_worker.app, second_jobs, files), TASK_WAIT)
+        assert (status.done, status.skipped) == (1, 0), status
+        stores.indices.refresh(index=SECOND_ALIAS)
+        assert stores.count(index=SECOND_ALIAS, body={"query": {"term": {"doc_id": doc_id}}})["count"] > 0
+        prune(second_jobs, stores, second, [str(folder)], [])
+    finally:
+        second_worker.stop()
+        assert worker.control.add_consumer(INGEST_QUEUE, reply=True), "the worker did not answer"
+        for index in stores.indices.get(index=f"{SECOND_ALIAS}-*", ignore_unavailable=True) or {}:
+            stores.indices.delete(index=index)
+    assert evidence_of(doc_id)  # the first alias keeps its evidence
 
 
 # -- the LLM summary view --------------------------------------------------------------------------
@@ -250,3 +286,26 @@ def test_an_unexpected_error_is_a_sentence_and_the_job_goes_on(worker, jobs, set
     # Done means searchable: found at once, with no refresh by the test.
     found = stores.search(index=settings.opensearch.index_alias, body={"query": {"wildcard": {"doc_id": "*good.html"}}})
     assert found["hits"]["hits"]
+
+
+def test_a_pdf_whose_lines_look_like_running_headers_is_found_and_an_encrypted_one_says_why(
+        ingest, searcher, pruned_after, tmp_path):
+    """Two pages whose only lines differ in their page number kept their text, and a PDF that needs a password
+    ends with a recorded reason naming it: neither is "done" with its text silently gone."""
+    from search.searcher import SearchRequest
+    from tests.ingest.sources.pdf_helpers import builders
+
+    pruned_after(tmp_path)
+    (tmp_path / "manifest.json").write_text(json.dumps({"base": FILES_BASE}), encoding="utf-8")
+    (tmp_path / "zebra.pdf").write_bytes(builders.one_line_pages_pdf(
+        ["zebracorn good pdf delta page 1", "zebracorn good pdf delta page 2"]))
+    (tmp_path / "locked.pdf").write_bytes(builders.encrypted_pdf())
+    (tmp_path / "handover.pdf").write_bytes(builders.owner_encrypted_pdf())
+    status = ingest(tmp_path)
+    assert (status.total, status.done, status.failed) == (3, 2, 1), status.errors
+    reasons = {e["file"].split("/")[-1]: e["reason"] for e in status.errors}
+    assert set(reasons) == {"locked.pdf", "handover.pdf"}
+    assert "locked.pdf: an encrypted PDF that opens only with a password" in reasons["locked.pdf"]
+    assert reasons["handover.pdf"].startswith("warning: ") and "handover.pdf: encrypted" in reasons["handover.pdf"]
+    hits = searcher.search(SearchRequest(query="zebracorn good pdf delta")).hits
+    assert hits and hits[0].url.startswith(f"{FILES_BASE}zebra.pdf")

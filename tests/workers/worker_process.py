@@ -95,6 +95,10 @@ class WorkerProcess:
         self.idle_rss_bytes = group_rss_bytes(self.process.pid)
 
     @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
     def peak_rss_bytes(self) -> int:
         return max((sampler.peak for sampler in self._samplers), default=0)
 
@@ -117,19 +121,50 @@ class WorkerProcess:
             sampler.close()
 
 
-def isolated_settings(settings, client, alias: str, redis_db: int):
+class SharedWorkers:
+    """The session's worker processes, one per broker (a Redis database), handed to every test that asks for
+    the same settings and environment: a start loads the models in each pool process, which costs more than
+    most tests that need a worker. A test may kill or stop the one it gets; the next that asks gets it started
+    again. Asked for other settings or another environment on the same broker, the running one is stopped
+    first: two workers on one broker would take each other's tasks."""
+
+    def __init__(self):
+        self._by_broker: dict[str, tuple[tuple, WorkerProcess]] = {}
+
+    def get(self, settings, env: dict[str, str] | None = None) -> WorkerProcess:
+        broker = settings.redis.url
+        wanted = (settings.opensearch.index_alias, tuple(sorted((env or {}).items())))
+        held, worker = self._by_broker.get(broker, (None, None))
+        if held != wanted:
+            if worker is not None:
+                worker.stop()
+            worker = WorkerProcess(settings, env)
+            self._by_broker[broker] = (wanted, worker)
+        if not worker.running:
+            worker.start()
+        return worker
+
+    def stop(self) -> None:
+        for _held, worker in self._by_broker.values():
+            worker.stop()
+
+
+def isolated_settings(settings, client, alias: str, redis_db: int | None):
     """``settings`` with an index alias and a Redis database of their own, both emptied and the index set up: a
-    worker process on them can be killed without touching the session's worker, jobs or evidence."""
+    worker process on them can be killed without touching the session's worker, jobs or evidence. With
+    ``redis_db`` None the alias alone is their own: the Redis database is that of ``settings``, left as it is."""
     import dataclasses
 
     from core.index import init_index
     from core.jobs import JobStore
 
+    redis_url = settings.redis.url if redis_db is None else settings.redis.url.rsplit("/", 1)[0] + f"/{redis_db}"
     isolated = dataclasses.replace(
         settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias),
-        redis=dataclasses.replace(settings.redis, url=settings.redis.url.rsplit("/", 1)[0] + f"/{redis_db}"))
+        redis=dataclasses.replace(settings.redis, url=redis_url))
     for index in client.indices.get(index=f"{alias}-*", ignore_unavailable=True) or {}:
         client.indices.delete(index=index)
     init_index(client, isolated)
-    JobStore.from_url(isolated.redis.url).clear_database()
+    if redis_db is not None:
+        JobStore.from_url(isolated.redis.url).clear_database()
     return isolated

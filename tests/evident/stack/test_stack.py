@@ -260,11 +260,10 @@ def test_worker_and_beat_run_under_supervisord(own, capsys):
     from workers.app import create_app
 
     assert create_app(own).send_task("evident.schedule_sources").get(timeout=WORKER_TASK_WAIT) == []  # no source is due
-    if os.geteuid() == 0:  # under root the service user runs them, at home in the state dir, or a warning says why not
-        uid = opensearch.ensure_service_user()[0]
-        stayed_root = "warning: the worker and beat run as root: user 'evident' cannot enter" in capsys.readouterr().err
-        runs_as = 0 if stayed_root else uid
-        assert [Path(f"/proc/{pid}").stat().st_uid for pid in pids[1:]] == [runs_as, runs_as]
+    if os.geteuid() == 0:  # under root the service user runs them, at home in the state dir: never root
+        runs_as = opensearch.ensure_service_user()[0]
+        assert "run as root" not in capsys.readouterr().err
+        assert [Path(f"/proc/{pid}").stat().st_uid for pid in pids[1:]] == [runs_as, runs_as] != [0, 0]
         schedule = list(Path(own.services.state_dir).glob("*/celerybeat-schedule*"))  # dbm may add a suffix
         assert schedule and all(path.stat().st_uid == runs_as for path in schedule)
     launcher.down(own)

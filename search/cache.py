@@ -1,0 +1,46 @@
+"""``ExpiringCache``: answers of OpenSearch kept for a while, so most searches ask nothing again.
+
+The search stages that look words up in the index (``analysis.FieldTokens``, ``vocabulary.CorpusWords``,
+``acronyms.AcronymExpander``) keep what they learned per index, and per caller's read groups where the answer
+depends on what the caller may read (the key says so). Hand-written rather than taken from a library: none of
+the project's dependencies has one (cachetools is not among them), and what the stages need is small: many keys
+read at once and many stored at once, each under one lock, with the OpenSearch request between them unlocked.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable, Generic, Hashable, Iterable, TypeVar
+
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
+
+
+class ExpiringCache(Generic[Key, Value]):
+    """Values believed for ``seconds`` after they are stored; past ``size`` entries the oldest stored half is
+    forgotten at the next store, so memory stays bounded without a sweep. Safe to share between threads."""
+
+    def __init__(self, seconds: float, size: int, clock: Callable[[], float] = time.monotonic):
+        self.seconds = seconds
+        self.size = size
+        self._clock = clock
+        self._entries: dict[Key, tuple[Value, float]] = {}
+        self._lock = threading.Lock()
+
+    def fresh(self, keys: Iterable[Key]) -> dict[Key, Value]:
+        """The value of each of ``keys`` stored at most ``seconds`` ago; a key never stored, or older, is absent."""
+        now = self._clock()
+        with self._lock:
+            entries = [(key, self._entries.get(key)) for key in keys]
+        return {key: entry[0] for key, entry in entries if entry is not None and now - entry[1] <= self.seconds}
+
+    def store(self, values: dict[Key, Value]) -> None:
+        """Keep these values from now on, in place of what their keys held."""
+        now = self._clock()
+        with self._lock:
+            if len(self._entries) > self.size:
+                for key in list(self._entries)[: self.size // 2]:
+                    del self._entries[key]
+            for key, value in values.items():
+                self._entries.pop(key, None)  # stored again: the newest, the last to be forgotten
+                self._entries[key] = (value, now)

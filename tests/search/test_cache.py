@@ -1,0 +1,36 @@
+"""The answers the search stages keep of OpenSearch: believed for a while, bounded in number."""
+from __future__ import annotations
+
+from search.cache import ExpiringCache
+
+
+class Clock:
+    """A clock a test moves by hand."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_value_is_believed_for_its_seconds_and_then_asked_again():
+    clock = Clock()
+    cache = ExpiringCache(seconds=10, size=100, clock=clock)
+    cache.store({("page", "en"): True, ("seite", "de"): False})
+    clock.now = 10
+    assert cache.fresh([("page", "en"), ("seite", "de"), ("other", "en")]) == {("page", "en"): True,
+                                                                                ("seite", "de"): False}
+    clock.now = 10.5
+    assert cache.fresh([("page", "en")]) == {}
+    cache.store({("page", "en"): False})  # asked again: the new answer, believed from now on
+    assert cache.fresh([("page", "en")]) == {("page", "en"): False}
+
+
+def test_past_its_size_the_oldest_stored_half_is_forgotten():
+    cache = ExpiringCache(seconds=10, size=4, clock=Clock())
+    cache.store({word: word.upper() for word in "abcd"})
+    cache.store({"a": "A again"})  # stored again: now the newest
+    cache.store({"e": "E"})  # five held, over the size: at the next store the two oldest stored (b, c) go
+    cache.store({"f": "F"})
+    assert cache.fresh("abcdef") == {"a": "A again", "d": "D", "e": "E", "f": "F"}
