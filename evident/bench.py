@@ -29,11 +29,12 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import requests
 
+from core.profile import StageFigures, parse_server_timing
 from core.settings import PROJECT_ROOT, Settings
 
 SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"
@@ -82,11 +83,18 @@ class SearchFigures:
     errors: int
     latencies_ms: list[float]
     wall_seconds: float
+    stages: list[dict[str, StageFigures]] = field(default_factory=list)  # per search, from its Server-Timing
+
 
     def percentile(self, p: int) -> float:
-        if len(self.latencies_ms) < 2:
-            return self.latencies_ms[0] if self.latencies_ms else float("nan")
-        return statistics.quantiles(self.latencies_ms, n=100, method="inclusive")[p - 1]
+        return percentile(self.latencies_ms, p)
+
+
+def percentile(values: list[float], p: int) -> float:
+    """The ``p``-th percentile (NaN of none)."""
+    if len(values) < 2:
+        return values[0] if values else math.nan
+    return statistics.quantiles(values, n=100, method="inclusive")[p - 1]
 
 
 def load_queries(path: Path) -> list[str]:
@@ -244,7 +252,7 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
     if missing or not files:
         raise ValueError("corpus: " + ("; ".join(f"{e.path}: {e.reason}" for e in missing) or "no files to ingest"))
     init_index(client, settings)
-    jobs = JobStore.from_url(settings.redis.url)
+    jobs = JobStore.from_settings(settings)
     with worker_for(settings, log_dir / "bench-worker.log") as app:
         # The worker loads its models with its first file: not ingest work, so one file goes first, untimed.
         wait_for_job(jobs, queue_files(app, jobs, files[:1], force=True), INGEST_TIMEOUT)
@@ -280,9 +288,12 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
 
 
 # -- search ----------------------------------------------------------------------------------------
-def run_clients(base: str, queries: list[str], mode: str, clients: int, searches: int) -> tuple[list[float], int, float]:
-    """``searches`` searches shared by ``clients`` threads; (latencies in ms, errors, wall seconds)."""
+def run_clients(base: str, queries: list[str], mode: str, clients: int,
+                searches: int) -> tuple[list[float], int, float, list[dict[str, StageFigures]]]:
+    """``searches`` searches shared by ``clients`` threads; (latencies in ms, errors, wall seconds, each search's
+    stages as its ``Server-Timing`` header gives them)."""
     latencies: list[float] = []
+    stages: list[dict[str, StageFigures]] = []
     errors = [0]
     lock = threading.Lock()
 
@@ -292,14 +303,16 @@ def run_clients(base: str, queries: list[str], mode: str, clients: int, searches
             query = queries[(n * (number + 1)) % len(queries)]  # each client its own order through the questions
             started = time.perf_counter()
             try:
-                ok = session.get(f"{base}/api/search", params={"q": query, "mode": mode, "k": RESULTS_K},
-                                 timeout=HTTP_TIMEOUT).status_code == 200
+                answer = session.get(f"{base}/api/search", params={"q": query, "mode": mode, "k": RESULTS_K},
+                                     timeout=HTTP_TIMEOUT)
+                ok = answer.status_code == 200
             except requests.RequestException:
                 ok = False
             elapsed = (time.perf_counter() - started) * 1000
             with lock:
                 if ok:
                     latencies.append(elapsed)
+                    stages.append(parse_server_timing(answer.headers.get("Server-Timing", "")))
                 else:
                     errors[0] += 1
 
@@ -309,7 +322,7 @@ def run_clients(base: str, queries: list[str], mode: str, clients: int, searches
         thread.start()
     for thread in threads:
         thread.join()
-    return latencies, errors[0], time.perf_counter() - started
+    return latencies, errors[0], time.perf_counter() - started, stages
 
 
 def measure_search(base: str, index: str, evidence: int, queries: list[str], searches: int) -> list[SearchFigures]:
@@ -317,8 +330,8 @@ def measure_search(base: str, index: str, evidence: int, queries: list[str], sea
     for mode in MODES:
         run_clients(base, queries, mode, 1, WARM_UP_SEARCHES)
         for clients in CLIENTS:
-            latencies, errors, wall = run_clients(base, queries, mode, clients, searches)
-            out.append(SearchFigures(index, evidence, mode, clients, searches, errors, latencies, wall))
+            latencies, errors, wall, stages = run_clients(base, queries, mode, clients, searches)
+            out.append(SearchFigures(index, evidence, mode, clients, searches, errors, latencies, wall, stages))
             say(f"{index} {mode} x{clients}: p95 {out[-1].percentile(95):.0f} ms")
     return out
 
@@ -374,19 +387,23 @@ def format_report(ingest: IngestFigures | None, searches: list[SearchFigures]) -
             f"= {ingest.multilingual_seconds / ingest.wall_seconds:.0%} of the ingest",
         ]
     header = ("index", "evidence", "mode", "clients", "searches", "errors", "p50 ms", "p95 ms", "p99 ms", "searches/s")
-    rows = [header] + [(s.index, str(s.evidence), s.mode, str(s.clients), str(s.searches), str(s.errors),
-                        *(f"{s.percentile(p):.0f}" for p in PERCENTILES), f"{len(s.latencies_ms) / s.wall_seconds:.1f}")
-                       for s in searches]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    lines += ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows[:1]]
-    lines += ["|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    lines += ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows[1:]]
-    return "\n".join(lines)
+    rows = [(s.index, str(s.evidence), s.mode, str(s.clients), str(s.searches), str(s.errors),
+             *(f"{s.percentile(p):.0f}" for p in PERCENTILES), f"{len(s.latencies_ms) / s.wall_seconds:.1f}")
+            for s in searches]
+    return "\n".join(lines + [format_table(header, rows)])
+
+
+def format_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A Markdown table, each column as wide as its widest cell."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["| " + " | ".join(cell.ljust(w) for cell, w in zip(header, widths)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(cell.ljust(w) for cell, w in zip(row, widths)) + " |" for row in rows])
 
 
 def run(settings: Settings, corpus: list[str], questions: Path, searches: int, scale: int, api: str | None,
-        ingest: bool, log_dir: Path) -> str:
-    """Ingest (unless told not to), search the alias, then the scale index when asked; the report's text."""
+        ingest: bool, log_dir: Path) -> tuple[IngestFigures | None, list[SearchFigures]]:
+    """Ingest (unless told not to), search the alias, then the scale index when asked; the figures of each."""
     from core.index import connect
 
     queries = load_queries(questions)
@@ -407,4 +424,4 @@ def run(settings: Settings, corpus: list[str], questions: Path, searches: int, s
                 drop_scale_index(client, scaled)
     finally:
         client.indices.delete(index=log_index, ignore_unavailable=True)
-    return format_report(figures, results)
+    return figures, results
