@@ -72,9 +72,9 @@ def create_app(settings: Settings | None = None, searcher: Searcher | None = Non
         "auth": Authenticator(settings.auth),
         "opensearch": client,
         "searcher": searcher or Searcher.from_settings(settings, client),
-        "jobs": JobStore.from_url(settings.redis.url),
+        "jobs": JobStore.from_settings(settings),
         "sources": SourceStore.from_url(settings.redis.url),
-        "searchlog": SearchLog(client, settings.opensearch.searchlog_index),
+        "searchlog": SearchLog(client, settings.opensearch.searchlog_index, settings.opensearch.index_alias),
         "celery": create_celery(settings),  # for worker status only; tasks are queued by `evident ingest`
     }
     app.register_blueprint(search)

@@ -12,10 +12,14 @@ import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
-from spectree import SpecTree
+from spectree import SecurityScheme, SpecTree
+from spectree.models import InType, SecureType, SecuritySchemeData
 
+from api.bodies import JsonBodyFlaskPlugin
 from api.errors import reshape_validation_error
-from core.settings import ApiConfig
+from api.examples import OPERATION_EXAMPLES
+from api.identity import GROUPS_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, USER_HEADER
+from core.settings import ApiConfig, PageGrouping, SearchMode
 from search.schema import SearchResponse
 
 MAX_K = 100  # hits per page: more than a search box shows, few enough to answer fast
@@ -28,17 +32,70 @@ DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 MAX_SUMMARY_DAYS = 366  # a year of search analytics: what a search owner compares against
 HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is neither space nor control
 
-# spectree leaves every route under its own path out of the document, so it gets a path of its own;
-# ``api.app`` serves the document at /api/openapi.json.
-spec = SpecTree("flask", title="Evident API", version="1", path="api/openapi", page_templates={},
-                validation_error_status=400, annotations=False, before=reshape_validation_error)
-
-
 class Error(BaseModel):
     """Every 4xx and 5xx answer."""
 
     error: str = Field(description="what was wrong, naming the parameter and the reason")
     errors: list[dict] = Field(default_factory=list, description="each invalid parameter: {parameter, reason}")
+
+
+# What any JSON body can be answered with besides the endpoint's own: over [api] max_body_bytes, not JSON.
+BODY_ERROR_STATUSES = (413, 415)
+
+
+# Who may call: the admin's bearer token ([auth] admin_token), or an identity the intranet's proxy signed.
+SECURITY_SCHEMES = [
+    SecurityScheme(name="adminToken", data=SecuritySchemeData(
+        type=SecureType.HTTP, scheme="bearer", description="the admin token ([auth] admin_token)")),
+    SecurityScheme(name="signedProxy", data=SecuritySchemeData(
+        type=SecureType.API_KEY, field_in=InType.HEADER, name=SIGNATURE_HEADER,
+        description=f"a signed-in user as the reverse proxy vouches for them ([auth] mode signed-header): "
+                    f"{USER_HEADER}, {GROUPS_HEADER} and {TIMESTAMP_HEADER}, signed with HMAC-SHA256 of [auth] "
+                    f"proxy_secret in {SIGNATURE_HEADER}")),
+]
+ANYONE = [{}, {"signedProxy": []}]  # a search answers anyone; a signed identity opens the pages its groups may read
+ADMINS = [{"adminToken": []}, {"signedProxy": []}]  # the token, or a signed identity with the admin role
+
+
+class EvidentSpecTree(SpecTree):
+    """spectree whose JSON bodies are read by ``api.bodies`` and whose document states, on every endpoint that
+    takes a body, the answers a body can get before the endpoint sees it, and shows each operation's example
+    (``api.examples``)."""
+
+    def validate(self, *args, json=None, resp=None, **kwargs):
+        if json is not None and resp is not None:
+            for status in BODY_ERROR_STATUSES:
+                resp.add_model(status, Error, replace=False)
+        return super().validate(*args, json=json, resp=resp, **kwargs)
+
+    def _generate_spec(self) -> dict:
+        document = super()._generate_spec()
+        for operations in document["paths"].values():
+            for operation in operations.values():
+                add_examples(operation, OPERATION_EXAMPLES.get(operation.get("operationId"), {}))
+        return document
+
+
+def add_examples(operation: dict, examples: dict) -> None:
+    """An operation's example request (its JSON body, or its query's parameters) and answers, by status."""
+    request = examples.get("request", {})
+    if "requestBody" in operation:
+        operation["requestBody"]["content"]["application/json"]["example"] = request
+    for parameter in operation.get("parameters", []):
+        if parameter["name"] in request:
+            parameter["example"] = request[parameter["name"]]
+    for status, example in examples.items():
+        if status in operation.get("responses", {}):
+            answer = operation["responses"][status]
+            media = "text/html" if isinstance(example, str) else "application/json"
+            answer.setdefault("content", {}).setdefault(media, {})["example"] = example
+
+
+# spectree leaves every route under its own path out of the document, so it gets a path of its own;
+# ``api.app`` serves the document at /api/openapi.json.
+spec = EvidentSpecTree("flask", backend=JsonBodyFlaskPlugin, title="Evident API", version="1", path="api/openapi",
+                       page_templates={}, validation_error_status=400, validation_error_model=Error,
+                       annotations=False, before=reshape_validation_error, security_schemes=SECURITY_SCHEMES)
 
 
 def clean_text(value: str) -> str:
@@ -62,8 +119,8 @@ class SearchParams(BaseModel):
                    description="the question, as typed (up to [api] max_query_chars characters)")
     k: int = Field(10, ge=1, le=MAX_K, description="hits per page")
     page: int = Field(1, ge=1, le=MAX_PAGE)
-    mode: Literal["bm25", "dense", "hybrid", "baseline"] | None = None
-    group: Literal["page", "none"] | None = Field(None, description="group evidence by page (default) or not")
+    mode: SearchMode | None = None
+    group: PageGrouping | None = Field(None, description="group evidence by page (default) or not")
     collapse: bool | None = Field(None, description="near-duplicate pages as one result, the copies listed under "
                                   "it (default: [search] collapse_duplicates)")
     space: StrList = Field(default_factory=list, description="Confluence space keys")
@@ -71,6 +128,7 @@ class SearchParams(BaseModel):
     lang: StrList = Field(default_factory=list)
     labels: StrList = Field(default_factory=list)
     source_type: StrList = Field(default_factory=list, description="confluence, html or pdf")
+    author: StrList = Field(default_factory=list, description="who last changed the page, as the facet names them")
     # A date as written (YYYY-MM-DD) only: pydantic's date type would also take a number as a timestamp.
     date_from: str | None = Field(None, pattern=DATE_PATTERN, json_schema_extra={"format": "date"},
                                   description="pages updated on or after (YYYY-MM-DD)")
@@ -94,7 +152,7 @@ class SearchParams(BaseModel):
             datetime.date.fromisoformat(value)  # "2024-02-30" is no date: ValueError, a 400 naming the field
         return value
 
-    @field_validator("space", "kind", "lang", "labels", "source_type")
+    @field_validator("space", "kind", "lang", "labels", "source_type", "author")
     @classmethod
     def _filter_values(cls, value: StrList) -> list[str]:
         return [clean_text(v) for v in ([value] if isinstance(value, str) else value) if v.strip()]
@@ -154,7 +212,9 @@ class SummaryParams(BaseModel):
 
 class SearchResult(RootModel[SearchResponse]):
     """Hits grouped by page, with snippets (HTML-escaped, ``<mark>`` around matched terms), facets,
-    the language, the resolved follow-up and warnings of optional stages that failed."""
+    the language, the resolved follow-up and warnings of optional stages that failed; each hit's and the answer's
+    ``verdict`` (strong, weak, none) and calibrated ``confidence``, and the ``answer`` card when one evidence
+    answers the question."""
 
 
 class Health(BaseModel):

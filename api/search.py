@@ -3,7 +3,8 @@
 search log, are redacted (``core.urls.redact``): a pasted token or a configured password stays out of both.
 
 The caller's principals come from ``api.identity`` (never from a header anyone can set); a presented
-identity that fails verification is served public results with a warning saying why.
+identity that fails verification is served public results with a warning saying why. A search's answer carries
+a ``Server-Timing`` header with each stage's time and OpenSearch round trips (``core.profile``).
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from spectree import Response
 
 from api.errors import BadRequest
 from api.identity import Caller
-from api.schema import Click, Error, Health, SearchBody, SearchParams, SearchResult, spec
+from api.schema import ANYONE, Click, Error, Health, SearchBody, SearchParams, SearchResult, spec
+from core.profile import recording, server_timing
 from core.searchlog import anonymised
 from core.urls import redact
 from search.retrievers import FILTER_FIELDS
@@ -38,10 +40,10 @@ def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
     """A validated request in, the searcher's request out; limits from ``[api]`` settings."""
     limits = _evident()["settings"].api
     if len(params.q) > limits.max_query_chars:
-        raise BadRequest(f"q: at most {limits.max_query_chars} characters, got {len(params.q)}")
+        raise BadRequest("q", f"at most {limits.max_query_chars} characters, got {len(params.q)}")
     history = getattr(params, "history", [])
     if len(history) > limits.max_history_turns:
-        raise BadRequest(f"history: at most {limits.max_history_turns} turns, got {len(history)}")
+        raise BadRequest("history", f"at most {limits.max_history_turns} turns, got {len(history)}")
     filters = {name: getattr(params, name) for name in (*FILTER_FIELDS, "date_from", "date_to")
                if getattr(params, name)}
     return SearchRequest(query=params.q, k=params.k, page=params.page, groups=caller.principals(),
@@ -51,7 +53,7 @@ def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
 
 
 @search.get("/")
-@spec.validate(resp=Response("HTTP_200"), tags=["page"])
+@spec.validate(resp=Response("HTTP_200"), tags=["page"], operation_id="searchPage", security=ANYONE)
 def page():
     """The search page (HTML)."""
     with open(f"{current_app.static_folder}/index.html", "rb") as page_file:  # spectree reads the body back
@@ -59,14 +61,16 @@ def page():
 
 
 @search.get("/api/search")
-@spec.validate(query=SearchParams, resp=Response(HTTP_200=SearchResult, **ERRORS), tags=["search"])
+@spec.validate(query=SearchParams, resp=Response(HTTP_200=SearchResult, **ERRORS), tags=["search"],
+               operation_id="search", security=ANYONE)
 def search_get():
     """Search: hits grouped by page, filtered by what the caller may read."""
     return answer(request.context.query)
 
 
 @search.post("/api/search")
-@spec.validate(json=SearchBody, resp=Response(HTTP_200=SearchResult, **ERRORS), tags=["search"])
+@spec.validate(json=SearchBody, resp=Response(HTTP_200=SearchResult, **ERRORS), tags=["search"],
+               operation_id="searchConversation", security=ANYONE)
 def search_post():
     """Search within a conversation: a follow-up question is resolved from ``history``."""
     return answer(request.context.json)
@@ -75,7 +79,8 @@ def search_post():
 def answer(params: SearchParams):
     ev, caller = _evident(), current_caller()
     search_request = build_request(params, caller)
-    response = ev["searcher"].search(search_request)
+    with recording() as profile:
+        response = ev["searcher"].search(search_request)
     if caller.refused:
         response.warnings.append(f"identity not accepted ({caller.refused}); showing public results only")
     # The edge every warning leaves by: an LLM endpoint's or a token's secret never reaches a browser.
@@ -85,12 +90,15 @@ def answer(params: SearchParams):
     response.search_id = ev["searchlog"].search(
         redact(response.query), response.took_ms, response.total, response.lang,
         search_request.mode or settings.search.mode,
-        caller=anonymised(who, settings.api.caller_id_salt), session=params.session)
-    return jsonify(response.as_json())
+        caller=anonymised(who, settings.api.caller_id_salt), session=params.session, verdict=response.verdict)
+    answered = jsonify(response.as_json())
+    answered.headers["Server-Timing"] = server_timing(profile)  # the stages' times, for a browser's developer tools
+    return answered
 
 
 @search.post("/api/click")
-@spec.validate(json=Click, resp=Response("HTTP_204", HTTP_404=Error, **ERRORS), tags=["search"])
+@spec.validate(json=Click, resp=Response("HTTP_204", HTTP_404=Error, **ERRORS), tags=["search"], operation_id="click",
+               security=ANYONE)
 def click():
     """A result of a search was opened: counted on that search's log line (for click-through by rank)."""
     body: Click = request.context.json
@@ -100,7 +108,8 @@ def click():
 
 
 @search.get("/api/health")
-@spec.validate(resp=Response(HTTP_200=Health, HTTP_503=Health), tags=["operations"])
+@spec.validate(resp=Response(HTTP_200=Health, HTTP_503=Health), tags=["operations"], operation_id="health",
+               security=ANYONE)
 def health():
     """OpenSearch, Redis and worker status; 503 when any is down (the reason redacted: a service URL may
     carry its password)."""

@@ -1,7 +1,8 @@
 """The search log at the edge: one document per search, written in the background, and the clicks on it.
 
-Each search is a document of ``evident-searchlog`` under its own ``search_id`` (query, language, hits,
-took, mode, the caller's anonymised id, the session). A click (``POST /api/click``) updates that
+Each search is a document of ``evident-searchlog`` under its own ``search_id`` (query, language, hits, the
+answer's verdict, took, mode, the caller's anonymised id, the session). A zero-hit query is one that found no
+page or whose answer's verdict is ``none`` (``search.verdict``: pages were found, but none matches well). A click (``POST /api/click``) updates that
 document in place: ``clicks`` and ``first_click_rank``, so the Dashboards and the admin summary read
 no-click queries and click-through by rank straight from one index, without joining events.
 
@@ -34,6 +35,8 @@ CALLER_ID_BYTES = 8  # enough to count distinct callers, too short to be a direc
 CLICK_SCRIPT = ("ctx._source.clicks = (ctx._source.clicks == null ? 0 : ctx._source.clicks) + 1; "
                 "if (ctx._source.first_click_rank == null) { ctx._source.first_click_rank = params.rank; "
                 "ctx._source.clicked_url = params.url; }")
+# A query that found nothing: no page, or pages of which none matches well (the answer's verdict ``none``).
+ZERO_HIT = {"bool": {"should": [{"term": {"hits": 0}}, {"term": {"verdict": "none"}}], "minimum_should_match": 1}}
 log = logging.getLogger(__name__)
 
 
@@ -47,20 +50,24 @@ def anonymised(principal: str | None, salt: str) -> str:
 class SearchLog:
     """Writes search lines in the background; ``click`` records a result opened from a search."""
 
-    def __init__(self, client: OpenSearch, index: str):
+    def __init__(self, client: OpenSearch, index: str, alias: str = ""):
+        """``alias``: the evidence index alias the searches are served from, written on each line, so a search
+        log shared by several deployments (or a test run's) tells their searches apart."""
         self.client = client
         self.index = index
+        self.alias = alias
         self._lines: queue.Queue[dict] = queue.Queue(maxsize=QUEUE_LIMIT)
         self._writer: threading.Thread | None = None
         self._lock = threading.Lock()
 
     def search(self, query: str, took_ms: int, hits: int, lang: str, mode: str, caller: str = "",
-               session: str = "") -> str:
-        """Queue one search line; returns its ``search_id`` for the clicks that follow."""
+               session: str = "", verdict: str = "none") -> str:
+        """Queue one search line; returns its ``search_id`` for the clicks that follow. ``verdict``: the
+        answer's (``search.verdict``)."""
         search_id = uuid.uuid4().hex
         line = {"_index": self.index, "_id": search_id, "at": datetime.now(timezone.utc).isoformat(),
-                "q": query, "took_ms": took_ms, "hits": hits, "lang": lang, "mode": mode, "caller": caller,
-                "session": session}
+                "q": query, "took_ms": took_ms, "hits": hits, "verdict": verdict, "lang": lang, "mode": mode, "caller": caller,
+                "session": session, "alias": self.alias}
         self._start()
         try:
             self._lines.put_nowait(line)
@@ -81,13 +88,12 @@ class SearchLog:
 
     def summary(self, days: int) -> dict:
         """What a search owner acts on, over the last ``days``: searches and clicked searches, the top,
-        zero-hit and no-click queries, and how many searches had their first click at each rank."""
+        zero-hit (``ZERO_HIT``) and no-click queries, and how many searches had their first click at each rank."""
         since = {"range": {"at": {"gte": f"now-{days}d"}}}
         queries = {"terms": {"field": "q.raw", "size": QUERIES_LISTED}}
         aggs = {"top": queries,
-                "zero_hit": {"filter": {"term": {"hits": 0}}, "aggs": {"q": queries}},
-                "no_click": {"filter": {"bool": {"filter": {"range": {"hits": {"gt": 0}}},
-                                                 "must_not": {"range": {"clicks": {"gte": 1}}}}},
+                "zero_hit": {"filter": ZERO_HIT, "aggs": {"q": queries}},
+                "no_click": {"filter": {"bool": {"must_not": [ZERO_HIT, {"range": {"clicks": {"gte": 1}}}]}},
                              "aggs": {"q": queries}},
                 "clicked": {"filter": {"range": {"clicks": {"gte": 1}}},
                             "aggs": {"rank": {"terms": {"field": "first_click_rank", "size": QUERIES_LISTED,

@@ -4,14 +4,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from dataclasses import asdict
+from typing import get_args
 
 from opensearchpy.exceptions import OpenSearchException
 
-from core.settings import PROJECT_ROOT, Settings, load_settings
-from evident import bench, jobs_cli, sources_cli
+from core.settings import PROJECT_ROOT, FusionMethod, PageGrouping, SearchMode, Settings, load_settings
+from evident import bench, dashboards_cli, jobs_cli, sources_cli
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
 INGEST_TIMEOUT = 3600  # seconds `evident ingest` follows a job by default: the samples take a minute, a wiki hours
@@ -19,6 +21,8 @@ PREVIEW_CHARS = 200  # of each evidence's text in `evident parse`: two lines of 
 SKIPPED_EXAMPLES = 3  # file names shown of those left out: enough to recognize what they are
 PROGRESS_REDRAW = 1  # seconds between redraws of the ingest progress bar: moving, yet quiet in a log
 API_SEARCH_TIMEOUT = 30  # seconds `evident search` waits for the running API: a search takes well under one
+SOURCE_NAME = re.compile(r"[\w.-]+")  # what `--source` may be: a word of a document id, no ':' or '/' of a path
+GATE_MARGIN = 0.01  # P@1 `reindex --gate` lets fall: one question in a hundred, what a tie broken otherwise moves
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -70,9 +74,18 @@ def cmd_init(args, settings: Settings) -> int:
 
 def cmd_reindex(args, settings: Settings) -> int:
     from core.index import answering, reindex
+    from evident.evaluation import load_questions, reindex_gate
 
-    print(json.dumps(reindex(answering(settings), settings), indent=2))
-    return 0
+    try:
+        questions = load_questions(args.gate) if args.gate else []
+        gate = reindex_gate(make_searcher(settings), questions, args.gate_margin) if args.gate else None
+    except (OSError, ValueError) as exc:
+        return _fail(f"--gate {args.gate}: {exc}")
+    report = reindex(answering(settings), settings, gate)
+    print(json.dumps(report, indent=2))
+    return 0 if report["swapped"] else _fail(f"reindex refused: P@1 of the new index {report['gate']['p_at_1_new']} "
+                                             f"against {report['gate']['p_at_1_current']} now (margin "
+                                             f"{args.gate_margin}); the alias stays on {', '.join(report['from'])}")
 
 
 def report_skipped(skipped) -> None:
@@ -117,29 +130,44 @@ def cmd_parse(args, settings: Settings) -> int:
 
 
 # -- ingest ----------------------------------------------------------------------------------------
+def source_name(text: str) -> str:
+    """``--source``: a name that reads in a document id (``html:<source>:<file>``), never a path."""
+    if not SOURCE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: a source name is letters, digits, '.', '_' and '-' "
+                                         f"(it is part of each document's id)")
+    return text
+
+
 def cmd_ingest(args, settings: Settings) -> int:
     from tqdm import tqdm
 
     from core.jobs import JobStore
+    from core.sources import SourceStore
     from workers.app import create_app
     from workers.folder import discover
-    from workers.submit import queue_files, wait_for_job
+    from workers.submit import claim_sources, queue_files, wait_for_job
 
-    files, missing, skipped = discover(args.paths)
+    files, missing, skipped = discover(args.paths, args.source)
     report_skipped(skipped)
     for err in missing if not files else []:  # with files, they are recorded on the job and listed with its errors
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
     if not files and not args.prune:
         return _fail("nothing to ingest")
+    jobs = JobStore.from_settings(settings)
+    live = frozenset(entry.name for entry in SourceStore.from_url(settings.redis.url).all())
+    refused = claim_sources(jobs, args.paths, files, args.source, live)
+    if refused:  # nothing queued or pruned: a folder of another's name would overwrite the other's documents
+        for sentence in refused:
+            print(f"error: {sentence}", file=sys.stderr)
+        return _fail("nothing ingested")
     created = ensure_index(settings)["created_index"]  # the worker writes only through the alias
     if created:
         print(f"created index {created} behind alias {settings.opensearch.index_alias}", file=sys.stderr)
-    jobs = JobStore.from_url(settings.redis.url)
     if args.prune:
         from core.index import connect
         from workers.submit import prune
 
-        removed = prune(jobs, connect(settings), settings, args.paths, files)
+        removed = prune(jobs, connect(settings), settings, args.paths, files, args.source)
         for name, count in removed.items():
             print(f"removed {name}: gone from its folder ({count} evidence)", file=sys.stderr)
         print(f"pruned {len(removed)} files no longer in {', '.join(args.paths)}", file=sys.stderr)
@@ -201,13 +229,18 @@ def cmd_bench(args, settings: Settings) -> int:
 
     from evident.stack.launcher import log_dir
 
+    from evident.bench_check import format_profile, over_budget
+
     try:
-        report = bench.run(settings, args.corpus, Path(args.questions), args.searches, args.scale, args.api,
-                           not args.no_ingest, log_dir(settings))
+        ingest, searches = bench.run(settings, args.corpus, Path(args.questions), args.searches, args.scale, args.api,
+                                     not args.no_ingest, log_dir(settings))
     except (OSError, ValueError, RuntimeError) as exc:
         return _fail(f"bench: {exc}")
-    print(report)
-    return 0
+    print("\n".join([bench.format_report(ingest, searches), *([format_profile(searches)] if args.profile else [])]))
+    over = over_budget(ingest, searches, settings.bench) if args.check else []
+    for figure in over:
+        print(f"bench: over budget: {figure}", file=sys.stderr)
+    return 1 if over else 0
 
 
 # -- search and eval -------------------------------------------------------------------------------
@@ -249,6 +282,7 @@ def api_search(args, settings: Settings) -> dict:
 
 
 def cmd_search(args, settings: Settings) -> int:
+    from ingest.principals import principals
     from search.searcher import SearchRequest
 
     groups = [g for g in (args.groups or "").split(",") if g]
@@ -261,8 +295,8 @@ def cmd_search(args, settings: Settings) -> int:
         except ValueError as exc:
             return _fail(str(exc))
     else:
-        response = asdict(make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, groups=groups,
-                                                                       **_overrides(args))))
+        response = asdict(make_searcher(settings).search(SearchRequest(query=args.query, k=args.k,
+                                                                       groups=principals(groups), **_overrides(args))))
     if args.json:
         print(json.dumps(response, ensure_ascii=False, indent=2))
         return 0
@@ -276,17 +310,25 @@ def cmd_search(args, settings: Settings) -> int:
 def cmd_eval(args, settings: Settings) -> int:
     from tqdm import tqdm
 
-    from evident.evaluation import format_misses, format_table, in_split, load_questions, misses, report, run
+    from evident.evaluation import (format_misses, format_table, in_split, load_questions, misses, out_of_corpus,
+                                    report, run)
 
     try:
         questions = in_split(load_questions(args.questions), args.split)
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
+    answered: list[str] = []
+    if args.out_of_corpus:
+        from core.index import connect
+
+        questions, answered = out_of_corpus(connect(settings), settings.opensearch.index_alias, questions)
     searcher = make_searcher(settings) if questions else None  # an empty split asks nothing: no model to load
     with tqdm(total=len(questions), unit="q", desc="eval", file=sys.stderr, disable=args.json) as bar:
         outcomes = run(searcher, questions, field_name=args.field, overrides=_overrides(args),
                        progress=lambda n: bar.update(1), conversation=args.conversation, explain=args.misses)
     result = report(outcomes)
+    if args.out_of_corpus:
+        result["gold_in_index"] = answered  # questions left out: the index holds a gold page of theirs
     if args.misses:
         result["misses"] = misses(outcomes)
     print(json.dumps(result, indent=2) if args.json else "\n".join(
@@ -303,8 +345,8 @@ def cmd_demo(args, settings: Settings) -> int:
         launcher.up(settings)
     except ServiceError as exc:
         return _fail(str(exc))
-    code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], force=False, prune=True, no_wait=False,
-                                         timeout=INGEST_TIMEOUT),
+    code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], source="", force=False, prune=True,
+                                         no_wait=False, timeout=INGEST_TIMEOUT),
                       settings)
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/"
     try:
@@ -317,12 +359,12 @@ def cmd_demo(args, settings: Settings) -> int:
 
 def retrieval_flags(p: argparse.ArgumentParser) -> None:
     """The switches of each retrieval stage, shared by ``search`` and ``eval``."""
-    p.add_argument("--mode", choices=["bm25", "dense", "hybrid", "baseline"],
+    p.add_argument("--mode", choices=get_args(SearchMode),
                    help="baseline: plain BM25 over whole page text, for comparison")
-    p.add_argument("--fusion", choices=["rrf", "minmax", "merge"],
+    p.add_argument("--fusion", choices=get_args(FusionMethod),
                    help="merge: MC-indexing view merging (top 2/3 of each list, de-duplicated by section)")
     p.add_argument("--views", help="dense views, comma separated: context,summary,keywords")
-    p.add_argument("--group", choices=["page", "none"])
+    p.add_argument("--group", choices=get_args(PageGrouping))
     p.add_argument("--no-history", action="store_true", help="ignore earlier turns of a conversation")
 
 
@@ -344,6 +386,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("reindex", help="rebuild the index from the current template and swap the alias (no downtime)")
+    p.add_argument("--gate", metavar="QUESTIONS.jsonl",
+                   help="ask these questions of the new index and of the alias before the swap: refuse it when P@1 falls")
+    p.add_argument("--gate-margin", type=float, default=GATE_MARGIN,
+                   help=f"the fall of P@1 the gate lets through (default {GATE_MARGIN})")
     p.set_defaults(func=cmd_reindex)
 
     p = sub.add_parser("parse", help="print the evidence files would give (no services needed)")
@@ -355,6 +401,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "no access to this disk) and follow the job")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest files that did not change")
+    p.add_argument("--source", type=source_name, default="", metavar="NAME",
+                   help="the source the files belong to, named in their document ids (default: each folder's own "
+                        "name); a folder given a name another folder holds takes it over")
     p.add_argument("--prune", action="store_true",
                    help="also remove from the index the files once ingested from these folders that are gone")
     p.add_argument("--no-wait", action="store_true", help="print the job id and return")
@@ -394,6 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "with what each ranked list and prior added to its score (in --json: a misses list)")
     p.add_argument("--split", choices=["tune", "holdout"],
                    help="only the conversations of one half (by a hash of conv_id): tune on one, report the other")
+    p.add_argument("--out-of-corpus", action="store_true",
+                   help="the questions are another corpus's: those whose gold page this index holds are left out "
+                        "(listed in --json as gold_in_index); the verdict figures say how many got no strong result")
     p.add_argument("--conversation", choices=["state", "prev-question", "none"], default="state",
                    help="how raw follow-ups meet earlier turns: the conversation state (default), the naive "
                         "baseline of the previous raw question prepended, or none")
@@ -402,6 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sources_cli.add_parsers(sub)
     jobs_cli.add_parsers(sub)
+    dashboards_cli.add_parsers(sub)
 
     p = sub.add_parser("bench", help="measure ingest and search speed on this machine (re-ingests the corpus "
                                      "into the settings' alias: give it its own)")
@@ -414,6 +467,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also measure search on a throwaway copy of about N evidence, removed afterwards")
     p.add_argument("--api", help="measure this running API (base URL) instead of starting one")
     p.add_argument("--no-ingest", action="store_true", help="search what the alias holds; ingest nothing")
+    p.add_argument("--profile", action="store_true",
+                   help="also print each search stage's median and p95 ms and OpenSearch round trips")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 naming each figure over its [bench] budget (the latencies: on the largest index)")
     p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("demo", help="start everything, ingest the sample corpus and serve the search page")

@@ -1,15 +1,19 @@
-"""``evident eval``: P@1, hit@5 and MRR by page URL over a questions file, through the same Searcher as the API."""
+"""``evident eval``: P@1, hit@5 and MRR by page URL over a questions file, through the same Searcher as the API,
+and the figures of the answers' verdicts and cards (``evident.verdict_figures``); the same P@1 holds a new index
+to the alias's before ``evident reindex --gate`` swaps it in (``reindex_gate``)."""
 from __future__ import annotations
 
 import hashlib
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
 from opensearchpy.exceptions import OpenSearchException
 
+from evident.verdict_figures import format_verdicts, verdict_figures
+from ingest.principals import principals
 from search.searcher import SearchRequest, Searcher, Turn
 
 BREAKDOWNS = ("answer_source", "lang", "complexity", "turn", "split")  # split: the half of ``split_of``
@@ -17,6 +21,8 @@ HISTORY_RESULTS = 3  # results of a turn a follow-up sees, as the search page ke
 ERROR_CHARS = 300  # enough to name the cause of a failed search, not its whole server trace
 PART_DECIMALS = 4  # a miss's score parts are read by eye, and four places tell the lists apart
 SPLITS = ("tune", "holdout")
+GATE_DECIMALS = 9  # a fall of P@1 compared with the margin as counts over n are: no float residue decides
+GOLD_CHECKED = 500  # gold URLs looked up in one terms query: far below OpenSearch's limit of 65,536 terms
 # How a raw follow-up meets its conversation: ``state`` is the Searcher's own conversation handling;
 # ``prev-question`` is the naive baseline (the previous raw question prepended, no other history);
 # ``none`` asks each question alone.
@@ -75,6 +81,10 @@ class Outcome:
     resolved: str = ""  # the question as the Searcher read it with the conversation (carried terms included)
     scores: dict[str, float] = field(default_factory=dict)  # each returned page's shown score, by URL
     contributions: dict[str, dict[str, float]] = field(default_factory=dict)  # with ``explain``: by page URL
+    verdict: str = "none"  # the answer's verdict, confidence and signal (``search.verdict``)
+    confidence: float = 0.0
+    signal: float = 0.0
+    card: dict | None = None  # the answer card, as the API sends it
 
 
 def load_questions(path: str | Path) -> list[dict]:
@@ -104,6 +114,20 @@ def in_split(questions: list[dict], split: str | None) -> list[dict]:
     return [q for q in questions if split_of(q.get("conv_id", q.get("id", ""))) == split]
 
 
+def out_of_corpus(client, index: str, questions: list[dict]) -> tuple[list[dict], list[str]]:
+    """The questions none of whose gold pages the index holds (asked of another organisation's corpus, no page
+    answers them), and the ids of those left out because it holds one."""
+    gold = sorted({normalize_url(url) for q in questions for url in q.get("gold_urls", [])})
+    held: set[str] = set()
+    for start in range(0, len(gold), GOLD_CHECKED):
+        response = client.search(index=index, body={
+            "size": 0, "query": {"terms": {"url": gold[start:start + GOLD_CHECKED]}},
+            "aggs": {"urls": {"terms": {"field": "url", "size": GOLD_CHECKED}}}})
+        held.update(b["key"] for b in response["aggregations"]["urls"]["buckets"])
+    kept = [q for q in questions if not held & {normalize_url(url) for url in q.get("gold_urls", [])}]
+    return kept, [q.get("id", "") for q in questions if q not in kept]
+
+
 def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "completed_question", k: int = 10,
         overrides: dict | None = None, progress: Callable[[int], None] | None = None,
         conversation: str = "state", explain: bool = False) -> list[Outcome]:
@@ -124,7 +148,7 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
         asked = text
         if conversation == "prev-question" and turns:
             text = f"{turns[-1].query} {text}"
-        groups = [q["restricted_to"]] if q.get("restricted_to") else []
+        groups = principals([q["restricted_to"]]) if q.get("restricted_to") else []
         try:
             response = searcher.search(SearchRequest(query=text, k=k, groups=groups, history=list(turns),
                                                      explain=explain, **overrides))
@@ -140,9 +164,34 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
         urls = [h.url for h in response.hits]
         outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked, asked=text,
                                 resolved=response.resolved_query, scores={h.url: h.score for h in response.hits},
-                                contributions=response.contributions))
+                                contributions=response.contributions, verdict=response.verdict,
+                                confidence=response.confidence, signal=response.signal,
+                                card=vars(response.answer) if response.answer else None))
         history[conv].append(Turn(asked, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
+
+
+def searcher_on(searcher: Searcher, index: str) -> Searcher:
+    """A Searcher like ``searcher`` (its models shared, not loaded again) that searches ``index``."""
+    settings = replace(searcher.settings, opensearch=replace(searcher.settings.opensearch, index_alias=index))
+    return Searcher(settings, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
+                    searcher.reranker, searcher.rewriter, searcher.multilingual_embedder)
+
+
+def reindex_gate(searcher: Searcher, questions: list[dict], margin: float,
+                 field_name: str = "completed_question") -> Callable[[str], tuple[bool, dict]]:
+    """The gate of ``evident reindex --gate`` (``core.index.reindex``): the questions asked of the alias as it
+    is (``searcher``) and of the new index; the swap is refused when P@1 falls by more than ``margin``."""
+    if not questions:
+        raise ValueError("no questions to hold the new index to")
+
+    def gate(new_index: str) -> tuple[bool, dict]:
+        current = figures([o.rank for o in run(searcher, questions, field_name)]).p_at_1
+        new = figures([o.rank for o in run(searcher_on(searcher, new_index), questions, field_name)]).p_at_1
+        fell = round(current - new, GATE_DECIMALS)
+        return fell <= margin, {"questions": len(questions), "p_at_1_current": round(current, 4),
+                                "p_at_1_new": round(new, 4), "margin": margin}
+    return gate
 
 
 def leaks(searcher: Searcher, as_outsider: SearchRequest, gold: list[str]) -> bool:
@@ -163,6 +212,7 @@ def report(outcomes: list[Outcome]) -> dict:
             elif name in o.question:
                 groups[str(o.question[name])].append(o.rank)
         result[f"by_{name}"] = {key: figures(ranks).as_dict() for key, ranks in sorted(groups.items())}
+    result.update(verdict_figures(outcomes))
     return result
 
 
@@ -178,7 +228,7 @@ def format_table(result: dict) -> str:
         for key, f in result.get(f"by_{name}", {}).items():
             lines.append(f"{name + '=' + key:24} {f['n']:>4} {f['p_at_1']:>6.3f} {f['hit_at_5']:>6.3f} "
                          f"{f['mrr']:>6.3f}")
-    return "\n".join(lines)
+    return "\n".join(lines + format_verdicts(result))
 
 
 def misses(outcomes: list[Outcome]) -> list[dict]:

@@ -13,7 +13,7 @@ from core.settings import Settings
 def _jobs(settings: Settings):
     from core.jobs import JobStore
 
-    return JobStore.from_url(settings.redis.url)
+    return JobStore.from_settings(settings)
 
 
 def job_url(settings: Settings, job_id: str) -> str:

@@ -23,6 +23,9 @@ from text.lemmas import Lemmatizer
 _VERBALIZED = {kinds.TABLE, kinds.TABLE_ROW}  # text written from cells: a row's acronyms are its cells' (``tables``)
 _FLOW_KINDS = {kinds.PASSAGE, kinds.LIST, kinds.TABLE, kinds.CODE, kinds.PANEL}
 NEIGHBOUR_WORDS = 40  # words of each neighbour in the context: enough to place the text, not to drown it
+# Characters of each neighbour at most: 40 words of prose take ~250, and a "word" longer than the rest is no prose;
+# a table's rows all carry the table's neighbours, so an unclipped one would repeat in every row.
+NEIGHBOUR_CHARS = 600
 _DETECT_BLOCKS = 200  # a document's language is told from its first blocks ...
 _DETECT_CHARS = 20000  # ... and their first characters: plenty of words, little time
 _SUMMARY_MIN_WORDS = 40  # a shorter text is its own summary
@@ -50,9 +53,9 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
         lines.append(" > ".join(path))
     lines.append(text)
     if prev_text:
-        lines.append("Before: " + clip_words(prev_text, NEIGHBOUR_WORDS, from_end=True))
+        lines.append("Before: " + prev_text)
     if next_text:
-        lines.append("After: " + clip_words(next_text, NEIGHBOUR_WORDS))
+        lines.append("After: " + next_text)
     return "\n".join(lines)
 
 
@@ -119,14 +122,23 @@ def _sections(blocks: list[Block]) -> list[tuple[tuple[str, ...], list[int]]]:
     return sections
 
 
+def _neighbour(text: str, from_end: bool = False) -> str:
+    """A neighbour's text as an evidence carries it: its first ``NEIGHBOUR_WORDS`` words (its last ones
+    ``from_end``), at most ``NEIGHBOUR_CHARS`` characters of them."""
+    text = clip_words(text, NEIGHBOUR_WORDS, from_end)
+    if len(text) <= NEIGHBOUR_CHARS:
+        return text
+    return "… " + text[-NEIGHBOUR_CHARS:].lstrip() if from_end else text[:NEIGHBOUR_CHARS].rstrip() + " …"
+
+
 def _neighbours(blocks: list[Block], flow: list[int]) -> tuple[dict[int, str], dict[int, str]]:
     """The texts before and after each block in reading order over the flow kinds (the positions in
-    ``flow``); a table row sees its table's neighbours."""
+    ``flow``), clipped (``_neighbour``); a table row sees its table's neighbours."""
     prev_of: dict[int, str] = {}
     next_of: dict[int, str] = {}
     for pos, i in enumerate(flow):
-        prev_of[i] = blocks[flow[pos - 1]].text if pos > 0 else ""
-        next_of[i] = blocks[flow[pos + 1]].text if pos + 1 < len(flow) else ""
+        prev_of[i] = _neighbour(blocks[flow[pos - 1]].text, from_end=True) if pos > 0 else ""
+        next_of[i] = _neighbour(blocks[flow[pos + 1]].text) if pos + 1 < len(flow) else ""
     last_table = None
     for i, b in enumerate(blocks):
         if b.kind == kinds.TABLE:
@@ -137,10 +149,12 @@ def _neighbours(blocks: list[Block], flow: list[int]) -> tuple[dict[int, str], d
 
 
 def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lemmatizer,
-                   stats: KeywordStats | None = None, name: str = "") -> list[Evidence]:
+                   stats: KeywordStats | None = None, name: str = "", source_bytes: int | None = None
+                   ) -> list[Evidence]:
     """The document's evidence: each block, each section of several blocks, the whole page and the page's
     facts, all through one ``add`` that gives them the same id scheme and context; kept in one function
-    (over 60 lines) because ``add`` closes over the positions, sections and neighbours worked out here."""
+    (over 60 lines) because ``add`` closes over the positions, sections and neighbours worked out here.
+    How many it makes is bounded (``_Allowance``), linearly in ``source_bytes`` when the file's size is given."""
     doc = parsed.document
     if not doc.lang:
         doc.lang = detect_language(" ".join(b.text for b in parsed.blocks[:_DETECT_BLOCKS])[:_DETECT_CHARS])
@@ -160,9 +174,13 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
 
     out: list[Evidence] = []
     ordinal: dict[tuple[str, int], int] = {}
+    anchors_only = bool(blocks) and all(b.kind == kinds.TERM for b in blocks)
+    allowance = _Allowance(config, source_bytes, reserved=0 if anchors_only else 1)
 
     def add(kind: str, text: str, heading_path: list[str], page: int | None, meta: dict,
             section_id: str, prev_text: str, next_text: str, defines: list[str] | None = None) -> None:
+        if not allowance.admits(always=kind == kinds.PAGE_FACTS):
+            return
         position = len(out)
         url = f"{doc.url}#page={page}" if page and doc.source_type == "pdf" else doc.url
         # The id counts evidence of the same kind on the same page, so evidence before an edit keeps its id.
@@ -176,9 +194,11 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             prev_text=prev_text, next_text=next_text, lang=lang, acl=list(doc.acl),
             acl_inherited=[list(level) for level in doc.acl_inherited],
             space=doc.space, labels=list(doc.labels), source_type=doc.source_type,
-            updated=doc.updated, created=doc.created, page_simhash=signature, page=page, meta=dict(meta),
+            updated=doc.updated, author=doc.editor or doc.author, created=doc.created, page_simhash=signature,
+            page=page, meta=dict(meta),
             defines=list(defines or []),
         ))
+        allowance.spend(out[-1])
 
     # Each block states its own definitions; the sections and the page that repeat its text do not count them again.
     for i, b in enumerate(blocks):
@@ -208,26 +228,67 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
     # The page's own facts, for questions about the page rather than its content; a PDF's sit on its first page.
     # A document of index-term anchors only (``workers.grounding``) points into another, whose facts are its own;
     # a page without any text still has its facts.
-    anchors_only = bool(blocks) and all(b.kind == kinds.TERM for b in blocks)
     if not anchors_only:
         add(kinds.PAGE_FACTS, page_facts(doc), [], 1 if doc.source_type == "pdf" else None, {}, "", "", "")
-    out = _capped(out, parsed, config.max_evidence_per_document, name or doc.doc_id)
+    if allowance.dropped:
+        parsed.errors.append(allowance.note(name or doc.doc_id))
 
     _add_views(out, lemmatizer, stats, config, doc)
     _cap_sentences(out, parsed, config.max_sentences_per_document, name or doc.doc_id)
     return out
 
 
-def _capped(items: list[Evidence], parsed: ParsedDocument, limit: int, name: str) -> list[Evidence]:
-    """The first ``limit`` evidence in reading order, the last (the page's facts, where it states them) always
-    among them; a cut is recorded in ``parsed.errors``, naming the file (``name``)."""
-    if len(items) <= limit:
-        return items
-    parsed.errors.append(f"{name}: the document makes {len(items):,} evidence, over the limit of "
-                         f"{limit:,} (EVIDENT_INGEST_MAX_EVIDENCE_PER_DOCUMENT); partially indexed: the last "
-                         f"{len(items) - limit:,} in reading order (blocks, then sections and the whole page) "
-                         "were dropped")
-    return [*items[:max(limit - 1, 0)], items[-1]]
+class _Allowance:
+    """The evidence a document may still make: ``max_evidence_per_document``, and for a file of known size (at least
+    ``cost_floor_bytes``) one per ``bytes_per_evidence`` of its bytes and ``evidence_chars_per_byte`` characters of
+    text and context per byte, so that its cost grows at most linearly with its size. The page's facts are always
+    made, a place kept for them (``reserved``); the rest in reading order until a bound is reached."""
+
+    def __init__(self, config: IngestConfig, source_bytes: int | None, reserved: int) -> None:
+        self.made = self.dropped = self.chars = 0
+        self.reserved, self.cut_by = reserved, ""
+        self.count = config.max_evidence_per_document
+        self.count_limit = f"the limit of {self.count:,} (EVIDENT_INGEST_MAX_EVIDENCE_PER_DOCUMENT)"
+        self.max_chars, self.chars_limit = None, ""
+        if source_bytes is None:
+            return
+        size = max(source_bytes, config.cost_floor_bytes)
+        counted = f"its {source_bytes:,} bytes" + (f" (counted as {size:,})" if size > source_bytes else "")
+        if size // config.bytes_per_evidence < self.count:
+            self.count = size // config.bytes_per_evidence
+            self.count_limit = (f"the limit of {self.count:,} for {counted}, one per {config.bytes_per_evidence} "
+                                "bytes (EVIDENT_INGEST_BYTES_PER_EVIDENCE)")
+        self.max_chars = size * config.evidence_chars_per_byte
+        self.chars_limit = (f"the limit of {self.max_chars:,} for {counted}, {config.evidence_chars_per_byte} per "
+                            "byte (EVIDENT_INGEST_EVIDENCE_CHARS_PER_BYTE)")
+
+    def admits(self, always: bool) -> bool:
+        """Whether one more evidence may be made; a refusal is counted, and the first says which bound cut."""
+        if always:
+            return True
+        if self.made >= self.count - self.reserved:
+            cut_by = "count"
+        elif self.max_chars is not None and self.chars >= self.max_chars:
+            cut_by = "chars"
+        else:
+            return True
+        self.dropped += 1
+        self.cut_by = self.cut_by or cut_by
+        return False
+
+    def spend(self, made: Evidence) -> None:
+        self.made += 1
+        self.chars += len(made.text) + len(made.context)
+
+    def note(self, name: str) -> str:
+        """The sentence recording the cut, naming the file (``name``) and the bound."""
+        total = self.made + self.dropped
+        if self.cut_by == "count":
+            over = f"the document makes {total:,} evidence, over {self.count_limit}"
+        else:
+            over = f"the text and context of its {total:,} evidence come to over {self.chars_limit}"
+        return (f"{name}: {over}; partially indexed: the last {self.dropped:,} in reading order (blocks, then "
+                "sections and the whole page) were dropped")
 
 
 def _cap_sentences(items: list[Evidence], parsed: ParsedDocument, limit: int, name: str) -> None:

@@ -16,10 +16,14 @@ PDF_PAGE = "pdf_page"
 PAGE = "page"  # a whole wiki or HTML page; a PDF's pages are PDF_PAGE
 TERM = "term"
 PAGE_FACTS = "page_facts"  # what is known about a page itself: title, space, place, who wrote and changed it, when
+# What a person calls each kind, as a result list and its type filter say it (a PDF page's result adds its number).
+KIND_LABELS = {PASSAGE: "Passage", LIST: "List", TABLE: "Table", TABLE_ROW: "Table row", CODE: "Code", PANEL: "Note",
+               SECTION: "Section", PDF_PAGE: "PDF page", PAGE: "Whole page", TERM: "Index term",
+               PAGE_FACTS: "Page details"}
 # Raised when evidence gains a field or a kind: part of each file's fingerprint (``workers.tasks.fingerprint``),
 # so the next ``evident ingest`` after an upgrade redoes every file instead of keeping evidence without it.
-# 2: ``defines``, the acronyms the evidence defines.
-FORMAT_VERSION = 2
+# 2: ``defines``, the acronyms the evidence defines. 3: ``author``, who last changed the page.
+FORMAT_VERSION = 3
 
 
 @dataclass
@@ -33,7 +37,7 @@ class Document:
     breadcrumb: list[str] = field(default_factory=list)  # ancestor titles, root first
     space: str = ""
     labels: list[str] = field(default_factory=list)
-    acl: list[str] = field(default_factory=list)  # groups and user:<id> allowed to read; empty = public
+    acl: list[str] = field(default_factory=list)  # principals allowed to read (ingest.principals); empty = public
     acl_inherited: list[list[str]] = field(default_factory=list)  # levels above acl, each must admit the reader
     lang: str = ""
     updated: str = ""  # ISO-8601 date of the last version, when known
@@ -74,6 +78,9 @@ class Evidence:
     labels: list[str] = field(default_factory=list)
     source_type: str = ""
     updated: str = ""
+    # Who last changed the page (a wiki page's last editor, else its creator; a PDF's or web page's author), shown
+    # beside ``updated`` in a result and filtered on as a facet.
+    author: str = ""
     created: str = ""  # ISO-8601 date of the page's first version, when known
     page_simhash: str = ""  # the page's text signature (``text.simhash``), for near-duplicate pages
     page: int | None = None  # 1-based PDF page

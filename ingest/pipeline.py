@@ -14,6 +14,9 @@ from ingest.views import KeywordStats
 from text.lemmas import Lemmatizer
 
 SOURCES: tuple[Source, ...] = (ConfluenceSource(), PdfSource(), HtmlSource())
+# Confluence's own title limit; a title repeats in every evidence of its page and before every sentence of the
+# sentence view, so an immense one would make work growing with the square of the file's size.
+MAX_TITLE_CHARS = 255
 
 
 def source_for(file: SourceFile) -> Source:
@@ -34,7 +37,7 @@ def parse_file(file: SourceFile, config: IngestConfig) -> ParsedDocument:
 
 
 def _apply_limits(parsed: ParsedDocument, name: str, config: IngestConfig) -> None:
-    """Refuse a read restriction naming an immense principal, cut immense labels, space keys and text over
+    """Refuse a read restriction naming an immense principal, cut immense labels, space keys, titles and text over
     ``max_document_chars``; each cut recorded as a sentence in ``parsed.errors``."""
     doc = parsed.document
     for principal in [*doc.acl, *(p for level in doc.acl_inherited for p in level)]:
@@ -48,6 +51,10 @@ def _apply_limits(parsed: ParsedDocument, name: str, config: IngestConfig) -> No
     if clipped:
         parsed.errors.append(f"{name}: {clipped} label(s) or space key(s) longer than {config.max_label_chars} "
                              "characters (EVIDENT_INGEST_MAX_LABEL_CHARS) were truncated")
+    if len(doc.title) > MAX_TITLE_CHARS:
+        parsed.errors.append(f"{name}: its title of {len(doc.title):,} characters was cut to {MAX_TITLE_CHARS}, "
+                             "the longest title Confluence allows")
+        doc.title = doc.title[:MAX_TITLE_CHARS]
     parsed.blocks, total = limit_text(parsed.blocks, config.max_document_chars)
     if total > config.max_document_chars:
         parsed.errors.append(f"{name}: its text is {total:,} characters, over the limit of "
@@ -58,4 +65,4 @@ def _apply_limits(parsed: ParsedDocument, name: str, config: IngestConfig) -> No
 def evidence_for(file: SourceFile, config: IngestConfig, lemmatizer: Lemmatizer,
                  stats: KeywordStats | None = None) -> tuple[ParsedDocument, list[Evidence]]:
     parsed = parse_file(file, config)
-    return parsed, build_evidence(parsed, config, lemmatizer, stats, name=file.name)
+    return parsed, build_evidence(parsed, config, lemmatizer, stats, name=file.name, source_bytes=len(file.data))

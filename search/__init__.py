@@ -7,7 +7,8 @@ translation readings through ``lexicon``, in the senses the corpus holds: ``voca
 the long form the corpus defines for it) and
 ``conversation`` (follow-up resolution, ``rewrite`` by an LLM); ``retrievers`` (BM25, k-NN and baseline
 query bodies, the ACL and request filters, running them); ``flatten`` (BM25 written as one flat disjunction of
-term queries) in the tokens of the index's analyzers (``analysis``); ``fusion`` (min-max, RRF and view-merging
+term queries) in the tokens of the index's analyzers (``analysis``); ``cache`` (what those stages learned of the
+index, kept a while); ``fusion`` (min-max, RRF and view-merging
 joiners); ``priors`` (follow-up page, template twins, index-term anchors, acronym definitions); ``rerank``
 (optional cross-encoder); ``grouping`` (by page); ``sentences`` and ``multilingual`` (the best pages lifted by their
 closest sentence, and their closest leaf evidence in a multilingual model); ``duplicates`` (near-duplicate

@@ -9,27 +9,18 @@ embedder reads when the question is short (``STANDALONE_TERMS``), and the pages 
 a prior, decayed the same way. The two readings of the issue compete in the prior: the question's own words are
 searched alone too (``own_word_searches``), and a shown page keeps its prior only as far as they find it against
 the best page they find (``shown_weights``), so "Wann verfällt der Resturlaub?" after an error-code question
-leaves the runbook, while "How many machines?" keeps the report it matches (measured: tune half 0.714 -> 0.725
-P@1, questions.jsonl 0.884 -> 0.860; "Deadline?" loses the postmortem its word is not on). No list of words or
-phrasings decides whether a question is a follow-up, so "How many machines?" and "Deadline?" are read like "and
-what about it?"; a question whose own words single out another page still finds it, because its own words weigh
-more than anything carried.
+leaves the runbook, while "How many machines?" keeps the report it matches ("Deadline?" loses the postmortem its
+word is not on). No list of words or phrasings decides whether a question is a follow-up, so "How many machines?"
+and "Deadline?" are read like "and what about it?"; a question whose own words single out another page still finds
+it, because its own words weigh more than anything carried.
 
-Measured and left out: reading each follow-up also on its own and letting the two readings compete by how
-confidently each retrieves (the own reading's lead over its second page, or over the conversation's first
-page, as its share of a blended ranking instead of the prior only). On the tune half of ``conversations.jsonl`` and on
-``questions.jsonl`` every share above zero lost P@1 (0.884 -> 0.851 at a fifth on questions.jsonl, no gain
-on the tune half), so the conversation's reading is the only one. Also measured and left out (2026-11-25):
-the title of the page in view carried as terms at half its turn's share (questions.jsonl raw 0.860 -> 0.893,
-tune half 0.725 -> 0.735, but the untouched half 0.771 -> 0.754 and German 0.727 -> 0.705); that title, or
-the carried terms, in what the embedder reads instead of the previous question (tune half at most 0.745,
-questions.jsonl 0.860-0.884, and no gain on both with the title terms); carried terms weighed down by the
-length of the question or by how well its own words find the page in view (each lost on questions.jsonl);
-a shown page's share scaled by the square root, square or cube of its own-word ratio (``shown_weights``)
-instead of the ratio itself (tune half 0.725 / 0.725 / 0.735, questions.jsonl 0.868 / 0.860 / 0.860: within
-one question of the linear ratio's 0.725 / 0.860, so it stays linear). Measured and left out (2026-11-28): that
-share scaled also by the page's standing in the k-NN lists (tune half raw 0.796 -> 0.816, the untouched half
-0.839 -> 0.814).
+The conversation's reading is the only one. Left out because each lost turns on the bench or gained on one half
+what it lost on the other (docs/ranking.md, "Tried and left out"; the figures in CHANGELOG.md): reading each
+follow-up also on its own and letting the two readings compete by how confidently each retrieves; the title of the
+page in view carried as terms, or in what the embedder reads; carried terms weighed down by the length of the
+question or by how well its own words find the page in view; a shown page's share scaled by the square root,
+square or cube of its own-word ratio (``shown_weights`` stays linear: they ranked within a question of it), or by
+the page's standing in the k-NN lists.
 """
 from __future__ import annotations
 
@@ -46,15 +37,16 @@ from text.lemmas import Lemmatizer
 TERM_DECAY = 0.5
 MIN_SHARE = 0.1  # a carried term or shown page weighing less than this has faded out of the conversation
 _PRIOR_RESULTS = 1  # results of an earlier turn that get the follow-up prior: the one shown first
-# Every follow-up now leans on the pages shown before, not only those a word list picked, and the answer is
-# often on another page: the turn before's page gets this share of ``prior_weight`` (P@1 on the tune half /
-# questions.jsonl raw: 1.0 gave 0.622 / 0.851, 0.5 0.725 / 0.893, 0.375 0.725 / 0.876, 0.25 0.755 / 0.860).
+# Every follow-up leans on the pages shown before, not only those a word list picked, and the answer is often on
+# another page: the turn before's page gets this share of ``prior_weight``. The whole of it held follow-ups to the
+# page shown before when their answer was on another; a half ranked the bench's two files best together
+# (CHANGELOG.md, 2026-11-25).
 SHOWN_PAGE_SHARE = 0.5
 # A follow-up with this many content terms of its own says what it is about, so the embedder reads it alone: the
 # previous question in its text drew the vector back to the earlier topic after a switch. A shorter one ("Deadline?",
-# "Version nos.?") is embedded with the previous question. Measured on the tune half of conversations.jsonl, raw
-# (2026-11-27): P@1 0.775 -> 0.796 at 1, 2 or 3 terms, 0.786 at 4, unchanged at 5 and 6; questions.jsonl unchanged
-# at each. 3 is the largest of the tied values, so a two-word question still leans on the conversation.
+# "Version nos.?") is embedded with the previous question. 1, 2 and 3 terms ranked the bench alike and best
+# (docs/ranking.md, "Conversations"; CHANGELOG.md, 2026-11-27); 3 is the largest of the tied values, so a two-word
+# question still leans on the conversation.
 STANDALONE_TERMS = 3
 
 
@@ -131,9 +123,8 @@ def carried_bm25(body: dict, carried: dict[str, float], boost: float, fields: li
     """A question's BM25 body (``retrievers.bm25_query``) with the carried terms as further optional
     clauses over the same ``fields`` as the question's words: a page scores for the question's words as
     before, plus the carried terms it holds at each term's share of ``boost``; a page holding only carried
-    terms is still found. (Over the lemma field alone the carried subject was too weak to hold a page:
-    tune half 0.714 -> 0.725 P@1, questions.jsonl 0.851 -> 0.893.) To ``explain``, the clauses are named
-    sub-queries."""
+    terms is still found. (Over the lemma field alone the carried subject is too weak to hold a page:
+    CHANGELOG.md, 2026-11-25.) To ``explain``, the clauses are named sub-queries."""
     by_share: dict[float, list[str]] = {}
     for term, share in carried.items():
         by_share.setdefault(share, []).append(term)

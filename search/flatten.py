@@ -7,8 +7,8 @@ ones together, none is ever cheap enough to skip, and every posting of "which", 
 every field. Written as one term query per field and analyzed token, at its field's boost times every boost
 above it (and times its count in the text, as Lucene sums a repeated word's clauses), the body scores each
 evidence exactly as before, and Lucene's max-score skipping leaves the common words' postings unread where they
-cannot lift an evidence into the top. Measured at 50k evidence on the 121 questions of the bench: BM25 took
-14.2 ms on average as written and 9.2 flat (p95 31 -> 21 ms), with the same hits and scores for every question.
+cannot lift an evidence into the top: the same hits and scores for every question, in about two thirds of the
+time (docs/performance.md, "What makes search fast"; CHANGELOG.md, 2026-11-27).
 
 Written here because OpenSearch has no query that takes a text and builds this shape: the tokens come from the
 index's own analyzers (``analysis.FieldTokens``). ``texts_to_analyze`` lists what a body needs, ``flat_body``

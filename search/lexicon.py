@@ -11,23 +11,16 @@ The dictionary is Ding's German-English list (Debian package ``trans-de-en``, fi
 after a head word name its class ("Gehalt {n}", "aus {prp}"), which tells how a compound unknown to the
 list splits: at a noun, never at a preposition.
 
-Measured on the bench and left out (2026-11-27): keeping 6 or 8 senses a word instead of 4
-(``conversations.jsonl`` raw P@1 0.778 -> 0.764, and 0.787 -> 0.778); a word's own spelling first among its
-senses ("Status" -> "status": no change, and it invites false friends, "Tag" -> "tag"). Lower-case
-abbreviations such as "/p./" are notes like upper-case ones ("page /p./" had been no word, so "Seite" lacked its
-sense "page"): measured again on 2026-11-28, ``conversations.jsonl`` completed 0.912 -> 0.917 ("Statusseite" ->
-"status page"), raw the same 0.819 (the tune half +1, the untouched half -1), ``questions.jsonl`` and
-``evalsets/`` the same; on 2026-11-27, before the compounds and the spelling stage, it had cost
-``questions.jsonl`` a question ("jährlich" took "annually"). Measured and left out on 2026-11-28: a name of two or
-three capitalized words in parentheses read as a further sense ("Tschechien :: Czechia (Czech Republic)"):
-``conversations.jsonl`` completed 0.917 -> 0.921 ("Welchen Pendler-Zuschuss gibt es in Tschechien?"), but raw
-0.815 and ``evalsets/`` conversations raw 0.667 -> 0.651 (the carried "Tschechien" drew follow-ups back to
-the Czech pages). Also measured and left out: the list's nouns as the word list of
-OpenSearch's ``dictionary_decompounder`` on the German fields (2026-11-27), so a page's compounds hold
-their parts ("Gehaltsrunde": gehalt, runde, and noise such as "halt"). In the index only, it changed no
-figure of ``questions.jsonl`` and cost ``conversations.jsonl`` completed a German turn; at search time
-too, English questions fell to P@1 0.436 on ``questions.jsonl``: the pieces of their German translations
-matched German pages everywhere.
+Lower-case abbreviations such as "/p./" are notes like upper-case ones, so "page /p./" is a word and "Seite" keeps
+its sense "page" ("Statusseite" -> "status page").
+
+Left out, because they lost turns on the bench (docs/ranking.md, "Tried and left out"; the figures in
+CHANGELOG.md): more than 4 senses kept a word (``_KEPT_TRANSLATIONS``); a word's own spelling first among its
+senses (it changes nothing and invites false friends, "Tag" -> "tag"); a name of capitalized words in parentheses
+read as a further sense ("Tschechien :: Czechia (Czech Republic)": the carried "Tschechien" drew follow-ups back to
+the Czech pages); the list's nouns as the word list of OpenSearch's ``dictionary_decompounder`` on the German
+fields, so a page's compounds hold their parts ("Gehaltsrunde": gehalt, runde, and noise such as "halt"): at search
+time the pieces of English questions' German translations matched German pages everywhere.
 """
 from __future__ import annotations
 
@@ -55,9 +48,8 @@ _KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones a
 _MIN_PART = 3  # letters of each part of a split compound at least ("Lern|tag"); shorter parts are affixes
 _COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
 COMPOUNDING_LANGUAGES = frozenset({"de"})  # the languages whose unknown compounds are split (Ding's side is German)
-# Translations of a query word searched: the common senses, not every reading. Measured 2026-11-28: 1 lowered
-# every file (conversations.jsonl raw 0.819 -> 0.801, evalsets standalone 0.756 -> 0.733); 3 cost conversations
-# raw a turn (0.815) and gained nothing.
+# Translations of a query word searched: the common senses, not every reading. One lowered every file and three
+# gained nothing (CHANGELOG.md, 2026-11-28).
 TRANSLATIONS_PER_TERM = 2
 
 

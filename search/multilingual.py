@@ -9,13 +9,9 @@ finds each page's closest, and each page gains by how close it comes, scaled min
 sentence stage scales its own (``search.sentences``, whose arithmetic this stage shares).
 
 Only for a question read on its own: a follow-up's own words say less than the conversation has established (the
-sentence stage lost follow-up turns for that reason; this one, simulated on them, lost conversations.jsonl raw
-two turns of its untouched half). Measured on fresh ingests of the bench and of `evalsets/` (2026-11-29, P@1 at
-0.2 against the same code without it): questions.jsonl completed 0.934 -> 0.942 ("Wer ist der Onboarding-Buddy
-von Deniz Aydın?"), conversations.jsonl raw 0.824 -> 0.829 and completed 0.921 -> 0.926 (each "How long did the
-outage caused by the expired OTA signing certificate last?", tune half), evalsets/ standalone 0.800 -> 0.822
-and conversations completed 0.794 -> 0.825; no file lost a turn. At 0.3 questions.jsonl raw lost a near tie.
-A multilingual model as search's embedder ranked worse on conversations.jsonl (README, "left out").
+sentence stage lost follow-up turns for that reason, and this one, simulated on them, did too). A multilingual
+model as search's embedder instead ranked worse on the bench's conversations and embeds many times slower. How the
+stage works and why: docs/ranking.md, "The multilingual stage"; the figures it moved: CHANGELOG.md, 2026-11-29.
 
 May import ``core`` (the index's field names).
 """

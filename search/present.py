@@ -25,7 +25,7 @@ MAX_MORE = 3  # a page's other evidence listed beneath its hit; the page itself 
 # breadcrumb), so none of them is listed beneath their page again.
 _REPEATING_KINDS = (kinds.PAGE, kinds.SECTION, kinds.PAGE_FACTS)
 SCORE_DECIMALS = 6  # scores are shown, and hits ordered, at this precision
-FACET_FIELDS = ("space", "kind", "lang")
+FACET_FIELDS = ("space", "kind", "lang", "author")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
 
 
@@ -77,14 +77,21 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_WIDTH) -> str:
     return html.escape(prefix) + "".join(parts) + html.escape(suffix)
 
 
+def kind_label(src: dict) -> str:
+    """The evidence's kind in words ("Table row", "PDF page 3"); an unknown kind as it is named."""
+    kind = src.get("kind", "")
+    label = kinds.KIND_LABELS.get(kind, kind.replace("_", " ").capitalize())
+    return f"{label} {src['page']}" if kind == kinds.PDF_PAGE and src.get("page") else label
+
+
 def to_hit(item: dict, score: float, terms: set[str], files_base_url: str = "") -> Hit:
     src = item["_source"]
     return Hit(url=safe_link(src["url"], files_base_url), title=src.get("title", ""),
                heading_path=src.get("heading_path", []),
-               kind=src.get("kind", ""), snippet=snippet(src.get("text", ""), terms),
+               kind=src.get("kind", ""), label=kind_label(src), snippet=snippet(src.get("text", ""), terms),
                score=round(score, SCORE_DECIMALS), doc_id=src.get("doc_id", ""),
                evidence_id=src.get("id", item["_id"]), space=src.get("space", ""), lang=src.get("lang", ""),
-               breadcrumb=src.get("breadcrumb", []))
+               breadcrumb=src.get("breadcrumb", []), updated=src.get("updated", ""), author=src.get("author", ""))
 
 
 def group_hit(group: Group, terms: set[str], files_base_url: str = "") -> Hit:
@@ -99,8 +106,9 @@ def group_hit(group: Group, terms: set[str], files_base_url: str = "") -> Hit:
         text = snippet(src.get("text", ""), terms, MORE_SNIPPET_WIDTH)
         if text not in shown:
             shown.add(text)
-            hit.more.append({"kind": src.get("kind"), "heading_path": src.get("heading_path", []),
-                             "snippet": text, "score": round(it["_score_fused"], SCORE_DECIMALS)})
+            hit.more.append({"kind": src.get("kind"), "label": kind_label(src),
+                             "heading_path": src.get("heading_path", []), "snippet": text,
+                             "score": round(it["_score_fused"], SCORE_DECIMALS)})
     return hit
 
 

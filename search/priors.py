@@ -19,8 +19,8 @@ from text.lemmas import Lemmatizer
 
 # The definition of an acronym is lifted by the acronym's share of the question's terms squared: "What does PCR
 # stand for?" (a half) asks what it means, "Which machines of the HVX compatibility matrix have an fTPM?" (a
-# fifth) only uses it. Measured at the share itself (2026-12-01): conversations.jsonl completed +2 turns, but
-# evalsets and harborlane completed lost three questions that name an acronym among six or seven words.
+# fifth) only uses it. At the share itself, questions that write an acronym with its long form among six or seven
+# words lost their page to the glossary (docs/ranking.md, "Priors"; CHANGELOG.md, 2026-12-01).
 DEFINITION_SHARE_POWER = 2
 
 
@@ -51,9 +51,8 @@ def twin_penalty(fused: list[dict], query_ids: dict[str, set[str]], penalty: flo
 
     Only of a kind whose page asked for is among the candidates (``asked_for``): a version that no title
     names (a withdrawn build with no report of its own, another product's "TPM 1.2") singles out no page, so
-    the pages naming other versions are no twins of it and keep their score. Measured on the bench
-    (2026-11-27): conversations.jsonl completed 0.907 -> 0.912 (a German question about the withdrawn 4.1.1
-    build, answered in the 4.1.2 report), every other figure of both files unchanged."""
+    the pages naming other versions are no twins of it and keep their score: a question about the withdrawn
+    4.1.1 build is answered in the 4.1.2 report (docs/ranking.md, "Priors")."""
     if not query_ids:
         return
     titles: dict[str, dict[str, set[str]]] = {}  # by title: the fused list holds many evidence of few pages

@@ -26,13 +26,13 @@ from text.stopwords import without_analyzer_stop_words, without_pronoun_i
 # search at 50k evidence: 13.4 ms against 11.4 with stored fields, 11.1 with no fields at all). The acronyms an
 # evidence defines (priors) come from the keyword's doc values, which every index since that field has.
 SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
-                 "lang", "space", "labels", "updated", "term", "created", "page_simhash"]
+                 "lang", "space", "labels", "updated", "author", "term", "created", "page_simhash"]
 LIST_FIELDS = ("heading_path", "breadcrumb", "labels", "defines")  # of many values: a stored field gives a list
 # An index made before the fields were stored gives them from ``_source`` (the anchor term under ``meta``)
 # until ``evident reindex`` rebuilds it from the current template.
-DOC_VALUE_FIELDS = ["defines"]
+DOC_VALUE_FIELDS = ["defines", "page"]  # page: a PDF page's number, for its label in a result
 OLD_SOURCE_FIELDS = [*SOURCE_FIELDS, "meta.term", *DOC_VALUE_FIELDS]
-FILTER_FIELDS = ("space", "kind", "lang", "labels", "source_type")
+FILTER_FIELDS = ("space", "kind", "lang", "labels", "source_type", "author")
 ANALYZED_LANGUAGES = ("en", "de", "es")  # the languages the index template gives analyzed copies for
 # Field boosts, set when BM25 was first written and kept since (the bench tunes the fusion weights instead):
 TITLE_BOOST = 2  # a title names what the whole page is about
@@ -41,8 +41,8 @@ TEXT_BOOST = 1.5  # the evidence's own words, against the context view that repe
 KEYWORDS_BOOST = 1.5  # the keyword view holds the evidence's most telling terms
 LEMMA_BOOST = 1.5  # the lemma view meets inflected forms and dates ("5. Februar 2025" = "2025-02-05")
 # A word of a foreign question searched as written in its translated reading ("Security Guidelines" in a German
-# question) weighs as much as in the question as written: there is no translation to doubt. Measured at 1 against
-# ``translation_boost`` (2026-11-27): every bench figure the same, evalsets conversations completed 0.778 -> 0.794.
+# question) weighs as much as in the question as written: there is no translation to doubt (docs/ranking.md,
+# "Cross-lingual questions"; CHANGELOG.md, 2026-11-27).
 TRANSLATION_DOUBT_FREE = 1.0
 
 
@@ -67,7 +67,8 @@ class Retriever:
 
 def acl_filter(principals: list[str]) -> dict:
     """Evidence the caller may read: every read restriction on it names one of the caller's principals
-    (groups and ``user:<id>``); evidence without restrictions is public.
+    (groups and ``user:<id>``, each in its namespace: ``ingest.principals``); evidence without restrictions
+    is public.
 
     A page inherits its restricted ancestors' restrictions, and Confluence wants a reader admitted by each of
     them, so each level is a field of its own (``core.index.ACL_LEVEL_FIELDS``) and none may fail to match.
@@ -110,15 +111,11 @@ def text_fields(lang: str) -> list[str]:
     """The fields BM25 searches, with the analyzed copies of a language the mapping knows.
 
     Not the summary view: it is the evidence's best sentences, words the ``text`` field already holds, so
-    searching it counted those words twice and nothing else. Measured without it (2026-11-27):
-    questions.jsonl raw P@1 0.868 -> 0.884, completed 0.926 either way, conversations.jsonl tune half
-    unchanged raw and completed; BM25 took 19.8 -> 15.8 ms a search at 50k evidence. Measured and left out the
-    same day: the keyword view dropped too (tune half raw +1 turn, the untouched half -4); dropping instead
-    ``heading_path``, ``text``, ``title`` or the analyzed ``context`` copies (each lost a question or turn of
-    the tune data); BM25F over the fields of each analyzer (``combined_fields``: BM25 took 19 -> 10 ms, but
-    questions.jsonl completed 0.926 -> 0.893); the question's word pairs matched against word pairs of the
-    title (a shingle copy of ``title``: tune half raw +1 turn, nothing else; with ``heading_path`` and
-    ``text`` as well, questions.jsonl raw -1 and conversations completed -2)."""
+    searching it counted those words twice and nothing else, and without it BM25 ranks no worse and runs
+    faster. Left out, because each lost turns on the bench (docs/ranking.md, "Tried and left out"; the
+    figures in CHANGELOG.md, 2026-11-27): the keyword view dropped too; ``heading_path``, ``text``, ``title``
+    or the analyzed ``context`` copies dropped; BM25F over the fields of each analyzer (``combined_fields``,
+    faster); the question's word pairs matched against a shingle copy of ``title``."""
     fields = [_boosted("title", TITLE_BOOST), _boosted("heading_path", HEADING_BOOST), _boosted("text", TEXT_BOOST),
               "context", _boosted("keywords", KEYWORDS_BOOST)]
     if lang in ANALYZED_LANGUAGES:
@@ -146,7 +143,7 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
     else:
         # The words the language's analyzer drops from the analyzed copies ("the", "of") are dropped for the
         # other fields too: nearly every evidence holds them, so each made BM25 read the whole index for a
-        # score that ranks nothing (50k evidence: BM25 p50 20 -> 14 ms; the bench files' P@1 unchanged).
+        # score that ranks nothing (docs/performance.md, "What makes search fast").
         text = without_analyzer_stop_words(text, lang)
         if lang == "en":
             text = without_pronoun_i(text)

@@ -5,6 +5,11 @@ Plain data, shared by the API, ``evident eval`` and every stage of ``search.sear
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Literal
+
+from ingest.evidence import KIND_LABELS
+
+Verdict = Literal["strong", "weak", "none"]  # ``search.verdict``: answers, may answer, nothing matches well
 
 
 @dataclass
@@ -21,9 +26,11 @@ class SearchRequest:
     query: str
     k: int = 10
     page: int = 1
-    groups: list[str] = field(default_factory=list)  # the caller's groups; public evidence is always visible
+    # The caller's principals (``ingest.principals``: groups, and ``user:<id>``), matched against read restrictions;
+    # public evidence is always visible.
+    groups: list[str] = field(default_factory=list)
     history: list[Turn] = field(default_factory=list)
-    filters: dict = field(default_factory=dict)  # space, kind, lang, labels (lists), date_from, date_to
+    filters: dict = field(default_factory=dict)  # space, kind, lang, labels, author (lists), date_from, date_to
     mode: str | None = None  # overrides of SearchConfig for this request (bm25, dense, hybrid, baseline)
     fusion: str | None = None
     views: tuple[str, ...] | None = None
@@ -45,12 +52,30 @@ class Hit:
     score: float
     doc_id: str
     evidence_id: str
+    label: str = ""  # the kind in words, as a result list shows it ("Table row", "PDF page 3")
     space: str = ""
     lang: str = ""
     breadcrumb: list[str] = field(default_factory=list)
+    updated: str = ""  # the page's last update (ISO-8601), when its source says
+    author: str = ""  # who last changed the page, when its source says (``ingest.evidence.Evidence.author``)
     more: list[dict] = field(default_factory=list)  # the page's other matching evidence
     # Near-duplicates of the page folded into this hit (``search.duplicates``): {url, title, space, updated}.
     duplicates: list[dict] = field(default_factory=list)
+    verdict: Verdict = "none"  # whether this result answers the question (``search.verdict``)
+    confidence: float = 0.0  # how often a result of its signal is the right page, 0..1
+
+
+@dataclass
+class Answer:
+    """The answer card (``search.answer``): the one unit of evidence that answers the question."""
+
+    text: str  # a table row as "header: value · ...", or a definition as term and meaning
+    kind: Literal["table_row", "definition"]
+    title: str
+    url: str
+    heading_path: list[str]
+    evidence_id: str
+    confidence: float  # the first result's confidence
 
 
 @dataclass
@@ -61,18 +86,26 @@ class SearchResponse:
     total: int
     lang: str
     resolved_query: str
-    facets: dict = field(default_factory=dict)
+    facets: dict[str, dict[str, int]] = field(default_factory=dict)  # facet -> value -> results holding it
+    # Each evidence kind in words ("table_row": "Table row"), for the type filter built from ``facets["kind"]``.
+    kind_labels: dict[str, str] = field(default_factory=lambda: dict(KIND_LABELS))
     translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations
     spelling: dict[str, str] = field(default_factory=dict)  # a typo (lower-cased) -> the word searched beside it
     acronyms: dict[str, str] = field(default_factory=dict)  # an acronym as asked -> the long form searched beside it
     warnings: list[str] = field(default_factory=list)  # an optional stage that failed, and what was done instead
+    verdict: Verdict = "none"  # the first result's verdict; none without results (a zero-hit query in the log)
+    confidence: float = 0.0  # the first result's confidence
+    answer: Answer | None = None  # the answer card, only when one evidence answers the question
     search_id: str = ""  # the search log's id of this answer, sent back with a click (set by the API)
     # With ``explain``: every ranked page's URL -> each ranked list's and prior's part of its score.
     contributions: dict[str, dict[str, float]] = field(default_factory=dict)
+    # The first result's verdict signal before calibration (``search.verdict``), for ``evident eval``'s fit.
+    signal: float = 0.0
 
     def as_json(self) -> dict:
-        """The answer as JSON-ready data, without ``contributions`` (``eval``'s explanation, never sent): the hits'
-        fields as they are, where ``dataclasses.asdict`` deep-copied every snippet and list (1 ms a search)."""
-        answer = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "contributions"}
+        """The answer as JSON-ready data, without ``contributions`` and ``signal`` (``eval``'s, never sent): the
+        hits' fields as they are, where ``dataclasses.asdict`` deep-copied every snippet and list (1 ms a search)."""
+        answer = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("contributions", "signal")}
         answer["hits"] = [vars(hit) for hit in self.hits]
+        answer["answer"] = vars(self.answer) if self.answer else None
         return answer

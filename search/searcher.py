@@ -14,7 +14,9 @@ one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (
 (optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``match_sentences`` (the best pages' closest sentences to a
 question read on its own: ``sentences``) -> ``match_multilingual`` (the same for their closest leaf evidence in a
 multilingual model, any language: ``multilingual``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
-``duplicates``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL
+``duplicates``) -> ``judge`` (each shown result's and the answer's verdict, strong, weak or none, and calibrated
+confidence: ``verdict``) -> ``answer`` (the answer card, the one unit of a strong first page's evidence that answers:
+``answer``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL
 filter is inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has
 the fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
 response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval --misses``).
@@ -31,6 +33,7 @@ from opensearchpy.exceptions import OpenSearchException, RequestError
 from core.embedding import Embedder, for_questions
 from core.index import stores_search_fields
 from core.multilingual import MultilingualEmbedder
+from core.profile import timed_stages
 from core.settings import Settings
 from search import fusion, multilingual, present
 from search.acronyms import AcronymExpander, expanded
@@ -46,9 +49,11 @@ from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, dense_texts, knn_retrievers,
                                msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
-from search.schema import Hit, SearchRequest, SearchResponse, Turn
+from search.answer import answer_card
+from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import applies, closeness, gains, sentence_query, with_gains
 from search.spelling import SpellingCorrector, spelled
+from search.verdict import NO_RESULT, Judgement, judge_all, question_terms
 from search.vocabulary import CorpusWords
 from text.detect import detect_language
 from text.lemmas import Lemmatizer
@@ -105,6 +110,16 @@ class Retrieved:
     fused: bool  # fused inside OpenSearch
 
 
+# The stages timed into a request's profile (``core.profile``: ``Server-Timing``, ``evident bench --profile``),
+# by method, each under the short name of what it does; the rest of a search (grouping, sorting) is the total's.
+STAGES = {"correct_spelling": "spelling", "expand_acronyms": "acronyms", "understand": "understand",
+          "write_bm25": "bm25", "weigh_shown_pages": "shown_pages", "embed_question": "embed",
+          "build_retrievers": "retrievers", "retrieve": "retrieve", "fuse": "fuse", "prioritize": "priors",
+          "rerank": "rerank", "match_sentences": "sentences", "match_multilingual": "multilingual",
+          "collapse_duplicates": "duplicates", "judge": "verdict", "answer": "answer", "to_hits": "present"}
+
+
+@timed_stages(STAGES)
 class Searcher:
     """Configuration-only init; ``warm_up`` loads the models; ``search`` runs one request."""
 
@@ -170,8 +185,13 @@ class Searcher:
         groups = self.match_multilingual(request, plan, query, retrievers, groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
-        return SearchResponse(query=request.query,
-                              hits=self.to_hits(query, present.page_of(ranked, request.k, request.page)),
+        shown = present.page_of(ranked, request.k, request.page)
+        first, judgements = self.judge(query, retrieved, ranked[:1], shown)
+        hits = self.to_hits(query, shown)
+        for hit, judgement in zip(hits, judgements):
+            hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
+        return SearchResponse(query=request.query, hits=hits, verdict=first.verdict, confidence=first.confidence,
+                              signal=first.signal,                              answer=self.answer(query, ranked[:1], first),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
@@ -381,6 +401,18 @@ class Searcher:
         if not wanted or plan.group != "page":
             return groups
         return collapse_near_duplicates(groups, cfg.near_duplicate_bits, cfg.near_duplicate_newer_days)
+
+    def judge(self, query: Query, retrieved: Retrieved, first: list[Group],
+              shown: list[Group]) -> tuple[Judgement, list[Judgement]]:
+        """The answer's verdict and confidence (its first result's; ``none`` without one) and each shown result's,
+        from how much of the question each page's evidence holds and how the ranked lists agree (``verdict``)."""
+        judged = judge_all([*first, *shown], query, retrieved.ranked_lists)
+        return (judged[0] if first else NO_RESULT), judged[len(first):]
+
+    def answer(self, query: Query, first: list[Group], judgement: Judgement) -> Answer | None:
+        """The answer card of a strong first result, when one unit of its evidence answers (``answer``)."""
+        return answer_card(first[0] if first else None, judgement, question_terms(query),
+                           self.settings.ingest.files_base_url)
 
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
         """The hits of the page of results asked for, best first, from the evidence grouped by page (or not),

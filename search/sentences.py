@@ -9,8 +9,8 @@ page gains by how close it comes, scaled min-max over those pages as the fusion 
 
 Only for a question read on its own and written in the embedder's language (``applies``): a follow-up's own
 words say less than the conversation has established, and the sentence closest to them pulled pages away from
-it; a model of one language reads another poorly. Simulated on each file's dumped rankings (2026-11-29): on
-follow-ups conversations.jsonl raw lost 1 to 4 turns at every weight; German questions gained nothing.
+it (simulated on the bench's follow-ups, it lost turns at every weight); a model of one language reads another
+poorly (German questions gained nothing). docs/ranking.md, "The sentence stage"; the figures: CHANGELOG.md.
 
 May import ``core`` (the index's field names), ``search.fusion`` and ``search.grouping``.
 """

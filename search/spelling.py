@@ -24,28 +24,20 @@ is searched beside its two words as the dictionary splits them (``Lexicon.split_
 such as "Hochzeits-" as the noun it joins), those of them the corpus holds: a compound is one token to BM25, so
 a page using either word alone or in another compound is otherwise not met. A word the language's word list
 counts common (``COMPOUND_LOG_PROB``) is taken as written: split, an inflected word gives false parts
-("laufenden": lauf, enden). Measured (2026-11-27, P@1): questions.jsonl raw 0.884 -> 0.893 and completed 0.926
--> 0.934 ("Ab wann brauche ich eine Krankschreibung vom Arzt?"), conversations.jsonl unchanged;
-``evalsets/talvik-conversations.jsonl`` raw 0.619 -> 0.667 (German 0.550 -> 0.700), the standalone set
-unchanged (hit@5 0.978 -> 0.956: "Arbeitsstunden" adds "arbeit" and "stunden", translated "work" and "hours",
-which every page has). The head as written in the compound ("krank") instead of as the list has it ("kranken")
-lost the bench question.
+("laufenden": lauf, enden). So "Ab wann brauche ich eine Krankschreibung vom Arzt?" finds its page. The head is
+taken as the list has it ("kranken"), not as written in the compound ("krank"), which lost that question. A split
+can also add words every page has ("Arbeitsstunden": "arbeit" and "stunden", translated "work" and "hours").
 
 A word written together that the caller's corpus writes apart, or with a hyphen, in one way only ("oncall": "on
 call" where pages say "on-call"; "passwordmanager", "codefreeze", "checkin") is searched beside the two words,
-before the suggester is asked: it had taken "checkin" for "checking". Measured (2026-11-27): every figure of
-the bench and ``evalsets/`` the same (two of their questions run words together: "Jobticket" is now searched
-with "job ticket", "krankmelden" with "krank melden" instead of "krankmeldung"); "passwordmanager name" finds
-the security guidelines first (before: People & HR), "when is the codefreeze" the weekly syncs (before: the
-travel policy).
+before the suggester is asked, which takes "checkin" for "checking". "passwordmanager name" finds the security
+guidelines first, "when is the codefreeze" the weekly syncs.
 
 Written here because the term suggester proposes close words but does not tell a typo from a rare word, a
 word the corpus holds in another form, or a word only restricted pages hold, and OpenSearch has no suggester
-that breaks a word in two; no kept library does.
-Measured (2026-11-27): questions.jsonl and conversations.jsonl unchanged (one bench question had a word
-corrected, "krankmelden" -> "krankmeldung", its ranking the same); on ``evalsets/talvik-standalone.jsonl`` (45
-questions in other words than the pages', 11 of them with a typo) P@1 0.644 -> 0.756 (0.733 without the
-neighbouring word's choice).
+that breaks a word in two; no kept library does. How each check works and why: docs/ranking.md, "Spelling, words
+run together, German compounds"; the figures they moved (most on the questions written in other words than the
+pages', where typos are): CHANGELOG.md, 2026-11-27.
 """
 from __future__ import annotations
 
@@ -78,8 +70,8 @@ MAX_CHECKED_WORDS = 16
 SUGGEST_FIELD = "context"  # the evidence's words as written (lower-cased), with its title and headings
 # A word at least this common in the language's word list is no compound to split: inflected words are, and
 # split into false parts ("bestanden" -11.0, "laufenden" -10.4: lauf|enden), while the compounds a question
-# brings are rarer ("Kinderbetreuung" -12.1, "Krankenschein" -15.0, "Verpflegungspauschale" -18.1). Every P@1 of
-# the bench and evalsets/ is the same at -11 and -14.
+# brings are rarer ("Kinderbetreuung" -12.1, "Krankenschein" -15.0, "Verpflegungspauschale" -18.1). The bench
+# and evalsets/ rank the same at -11 and at -14.
 COMPOUND_LOG_PROB = -12.0
 # A compound whose head is written in fewer letters than this is mostly a verb with its prefix (ent|sorge,
 # ver|…, zer|…), not a compound.

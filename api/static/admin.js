@@ -66,6 +66,7 @@ function perMinute(title, minutes, key, unit) {
 function render(data) {
   const ix = data.index, s = data.searches;
   document.getElementById("flower").href = data.flower;
+  document.getElementById("alias").textContent = data.alias ? `· index ${data.alias}` : "";
   show("index", figure("evidence", ix.evidence), figure("MB on disk", (ix.size_bytes / 1048576).toFixed(1)),
        figure("deleted, awaiting upkeep", ix.deleted),
        el("div", {class: "columns"}, counts("by kind", ix.by_kind), counts("by space", ix.by_space)));
@@ -113,19 +114,19 @@ function nextSync(source) {
             note(`every ${interval}`));
 }
 function now(source) {  // the sync under way, one cut short that the next continues, or one asked for here
-  const busy = source.under_way;
-  if (source.running && busy) {
+  const busy = source.under_way, cut = source.cut_short;
+  if (busy) {
     return el("td", {class: "now running"}, `syncing: ${busy.phase || "starting"}`,
               busy.started && ` since ${when(busy.started)}`, el("div", {class: "counts"}, countLine(busy.counts)));
   }
   if (source.running) return el("td", {class: "now running"}, "syncing");
   if (watched.has(source.name)) return el("td", {class: "now"}, "sync queued");
-  if (busy) return el("td", {class: "now"}, `cut short in ${busy.phase || "its start"}; the next sync continues it`);
+  if (cut) return el("td", {class: "now"}, `cut short in ${cut.phase || "its start"}; the next sync continues it`);
   return el("td", {class: "now"}, "idle");
 }
 function lastError(source) {  // the source's recorded errors come with it, newest first
   const last = source.errors[0];
-  const underWay = source.under_way && source.under_way.error;
+  const underWay = (source.under_way || source.cut_short || {}).error;
   if (underWay) return el("td", {class: "last-error error"}, underWay);
   if (!last) return el("td", {class: "last-error"}, "none");
   const earlier = source.last_sync && last.at * 1000 < new Date(source.last_sync.started).getTime();

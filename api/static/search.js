@@ -1,11 +1,18 @@
+// The search page: the question and its filters live in the address (?q=...&space=ENG&date_from=...), so a
+// search can be shared and reloaded; the conversation lives in the tab and is shown as a removable chip.
+const PAGE_SIZE = 10;  // results per page unless the address says (?k=20); "More results" asks for the next page
+const TURNS_SENT = 4;  // earlier questions sent with a search: older ones fade out anyway
+const FILTERS = {space: "Space", kind: "Type", lang: "Language", author: "Author"};  // facets the API counts
+const DATES = {date_from: "Updated from", date_to: "Updated until"};
 const conversation = [];
 // One id per browser tab, so the search log can tell a session's searches apart (no cookie, no user).
 const session = sessionStorage.getItem("evident-session")
   || (crypto.randomUUID ? crypto.randomUUID() : Math.random().toString(36).slice(2) + Date.now().toString(36));
 sessionStorage.setItem("evident-session", session);
-let lastSearchId = "";
-const form = document.getElementById("search-form");
-const q = document.getElementById("q");
+const byId = id => document.getElementById(id);
+const form = byId("search-form"), q = byId("q");
+let lastSearchId = "", shown = 0, total = 0, sentHistory = [];
+let state = fromAddress(location.search);
 // Only http(s) links without credentials are clickable: a javascript:, relative or user:password@ URL from a bad
 // source stays plain text (the API already drops them: this holds for an API that did not).
 function safeUrl(u) {
@@ -13,37 +20,133 @@ function safeUrl(u) {
   catch { return ""; }
 }
 function esc(s) { return String(s).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c])); }
-function renderHistory() {
-  document.getElementById("history").textContent = conversation.length
-    ? "Conversation: " + conversation.map(t => t.q).join(" → ") : "";
+function fromAddress(search) {
+  const p = new URLSearchParams(search);
+  return {q: (p.get("q") || "").trim(), typed: p.get("typed") || "", k: Number(p.get("k")) || PAGE_SIZE,
+          filters: Object.fromEntries(Object.keys(FILTERS).map(name => [name, p.getAll(name)])),
+          dates: Object.fromEntries(Object.keys(DATES).map(name => [name, p.get(name) || ""]))};
 }
-async function run(query) {
-  const body = {q: query, k: 10, history: conversation.slice(-4), session};
+function address(s) {
+  const p = new URLSearchParams({q: s.q});
+  for (const [name, values] of Object.entries(s.filters)) values.forEach(v => p.append(name, v));
+  for (const [name, value] of Object.entries(s.dates)) if (value) p.set(name, value);
+  if (s.typed) p.set("typed", s.typed);
+  if (s.k !== PAGE_SIZE) p.set("k", s.k);
+  return "?" + p;
+}
+function filtered() { return Object.values(state.filters).some(v => v.length) || Object.values(state.dates).some(Boolean); }
+function day(iso) {  // "2024-09-16T10:00:00Z" -> "16 Sep 2024", as the reader's browser writes dates
+  const d = new Date(iso);
+  return isNaN(d) ? "" : d.toLocaleDateString(undefined, {day: "numeric", month: "short", year: "numeric"});
+}
+function renderFollowing() {
+  const last = conversation.at(-1);
+  byId("following").innerHTML = last ? `<span class="chip" title="${esc(conversation.map(t => t.q).join(" → "))}">`
+    + `Following: ${esc(last.q)} <button type="button" class="remove" aria-label="Stop following: ${esc(last.q)}">×</button></span>` : "";
+}
+// The query with each mistyped word replaced by the word the API searched beside it.
+function corrected(query, spelling) {
+  return query.replace(/[\p{L}\p{N}'-]+/gu, w => spelling[w.toLowerCase()] || w);
+}
+function renderSuggestion(data) {
+  const better = corrected(data.query, data.spelling || {});
+  const el = byId("suggestion");
+  if (state.typed) {
+    el.innerHTML = `Showing results for <b>${esc(state.q)}</b>. Search instead for `
+      + `<a class="undo" href="${esc(address({...state, q: state.typed, typed: ""}))}">${esc(state.typed)}</a>`;
+  } else if (better !== data.query) {
+    el.innerHTML = `Did you mean <a class="did-you-mean" href="${esc(address({...state, q: better, typed: data.query}))}">`
+      + `${esc(better)}</a>?`;
+  } else {
+    el.innerHTML = "";
+  }
+}
+function renderAnswer(data) {
+  const a = data.answer, el = byId("answer");
+  if (a && data.verdict !== "none") {
+    const source = safeUrl(a.url) ? `<a href="${esc(safeUrl(a.url))}">${esc(a.title)}</a>` : esc(a.title);
+    el.innerHTML = `<section class="answer" aria-label="Answer"><p class="answer-text">${esc(a.text)}</p>
+      <p class="answer-source">From ${source}${a.heading_path.length ? " › " + esc(a.heading_path.join(" › ")) : ""}</p></section>`;
+  } else if (data.hits.length && data.verdict === "none" && data.answer !== undefined) {
+    el.innerHTML = `<p class="no-match">No good match for “${esc(data.query)}”. The closest pages:</p>`;
+  } else {
+    el.innerHTML = "";
+  }
+  byId("results").classList.toggle("closest", data.verdict === "none" && data.answer !== undefined);
+}
+const languages = Intl.DisplayNames ? new Intl.DisplayNames([navigator.language, "en"], {type: "language"}) : null;
+function facetValue(name, value, data) {  // a filter's value in words: "Table row" for table_row, "German" for de
+  if (name === "kind") return (data.kind_labels || {})[value] || value.replace(/_/g, " ");
+  if (name === "lang" && languages) { try { return languages.of(value) || value; } catch { return value; } }
+  return value;
+}
+function renderFilters(data) {
+  const sets = Object.entries(FILTERS).map(([name, title]) => {
+    const counted = data.facets[name] || {};
+    const values = [...new Set([...state.filters[name], ...Object.keys(counted)])];
+    if (!values.length) return "";
+    return `<fieldset><legend>${title}</legend>${values.map(v => `<label><input type="checkbox" name="${name}"
+      value="${esc(v)}"${state.filters[name].includes(v) ? " checked" : ""}> ${esc(facetValue(name, v, data))}${counted[v] ? ` <span class="count">${counted[v]}</span>` : ""}</label>`).join("")}</fieldset>`;
+  });
+  const dates = Object.entries(DATES).map(([name, title]) =>
+    `<label>${title} <input type="date" name="${name}" value="${esc(state.dates[name])}"></label>`).join("");
+  byId("filters").innerHTML = `<form id="filter-form" aria-label="Filters">${sets.join("")}<fieldset><legend>Date</legend>
+    ${dates}</fieldset>${filtered() ? '<button type="button" id="clear-filters">Clear filters</button>' : ""}</form>`;
+}
+function hitHtml(h, rank) {
+  const link = safeUrl(h.url);
+  const facts = [h.space, h.updated && `Updated ${day(h.updated)}`, h.author && `by ${h.author}`].filter(Boolean);
+  return `<article class="hit">
+    ${link ? `<a class="title" data-rank="${rank}" href="${esc(link)}">${esc(h.title)}</a>` : `<span class="title">${esc(h.title)}</span>`}
+    <span class="kind">${esc(h.label || h.kind)}</span>
+    <div class="path">${esc([...h.breadcrumb, ...h.heading_path].join(" › "))}</div>
+    ${facts.length ? `<div class="facts">${facts.map(esc).join(" · ")}</div>` : ""}
+    <div class="snippet">${h.snippet}</div>
+    ${h.more.map(m => `<div class="more"><span class="kind">${esc(m.label || m.kind)}</span> ${esc(m.heading_path.join(" › "))} ${m.snippet}</div>`).join("")}
+    ${h.duplicates.length ? `<div class="also-in">Also in: ${h.duplicates.map(d => (safeUrl(d.url)
+      ? `<a href="${esc(safeUrl(d.url))}">${esc(d.title)}</a>` : esc(d.title)) + (d.space ? ` (${esc(d.space)})` : "")).join(", ")}</div>` : ""}
+  </article>`;
+}
+// Asks for a page of results: a new question (it joins the conversation), or the same one filtered or paged on.
+async function run({page = 1, question = false} = {}) {
+  if (question) sentHistory = conversation.slice(-TURNS_SENT);
+  const body = {q: state.q, k: state.k, page, history: sentHistory, session, ...state.filters};
+  for (const [name, value] of Object.entries(state.dates)) if (value) body[name] = value;
   const resp = await fetch("/api/search", {method: "POST", headers: {"Content-Type": "application/json"},
                                             body: JSON.stringify(body)});
   const data = await resp.json();
-  const results = document.getElementById("results");
+  const results = byId("results");
   if (!resp.ok) { results.innerHTML = `<p class="error">${esc(data.error || resp.statusText)}</p>`; return; }
-  const spelling = Object.entries({...data.spelling, ...data.acronyms})
-    .map(([typed, meant]) => `${meant} (for ${typed})`).join(", ");
-  document.getElementById("meta").textContent =
-    `${data.total} pages · ${data.took_ms} ms` + (spelling ? ` · also searched for: ${spelling}` : "")
-    + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "");
   lastSearchId = data.search_id;
-  results.innerHTML = data.hits.map((h, i) => `
-    <div class="hit">
-      ${safeUrl(h.url) ? `<a class="title" data-rank="${i + 1}" href="${esc(safeUrl(h.url))}">${esc(h.title)}</a>` : `<span class="title">${esc(h.title)}</span>`}<span class="kind">${esc(h.kind)}</span>
-      <div class="path">${esc([...h.breadcrumb, ...h.heading_path].join(" › "))}</div>
-      <div class="snippet">${h.snippet}</div>
-      ${h.more.map(m => `<div class="more"><span class="kind">${esc(m.kind)}</span> ${esc(m.heading_path.join(" › "))} ${m.snippet}</div>`).join("")}
-      ${h.duplicates.length ? `<div class="also-in">Also in: ${h.duplicates.map(d => (safeUrl(d.url)
-        ? `<a href="${esc(safeUrl(d.url))}">${esc(d.title)}</a>` : esc(d.title)) + (d.space ? ` (${esc(d.space)})` : "")).join(", ")}</div>` : ""}
-    </div>`).join("") || "<p>No results.</p>";
-  conversation.push({q: query, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title})), opened: []});
-  renderHistory();
+  if (page > 1) {
+    results.insertAdjacentHTML("beforeend", data.hits.map((h, i) => hitHtml(h, shown + i + 1)).join(""));
+    shown += data.hits.length;
+  } else {
+    const expanded = Object.entries(data.acronyms || {}).map(([typed, meant]) => `${meant} (for ${typed})`).join(", ");
+    total = data.total; shown = data.hits.length;
+    byId("meta").textContent = `${data.total} pages · ${data.took_ms} ms`
+      + (expanded ? ` · also searched for: ${expanded}` : "")
+      + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "");
+    renderSuggestion(data);
+    renderAnswer(data);
+    renderFilters(data);
+    results.innerHTML = data.hits.map((h, i) => hitHtml(h, i + 1)).join("")
+      || `<p>No results for “${esc(data.query)}”${filtered() ? " with these filters" : ""}.</p>`;
+  }
+  byId("more").hidden = shown >= total || !data.hits.length;
+  if (question) {
+    conversation.push({q: state.q, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title})), opened: []});
+    renderFollowing();
+  }
+}
+function go(next, how) {  // the address follows what is searched
+  state = next;
+  q.value = state.q;
+  history.replaceState(null, "", address(state));
+  return run(how);
 }
 // A result opened: counted on its search's log line (click-through by rank), without delaying the visit.
-document.getElementById("results").addEventListener("click", e => {
+byId("results").addEventListener("click", e => {
   const link = e.target.closest("a.title");
   if (!link || !lastSearchId) return;
   const click = {search_id: lastSearchId, url: link.href, rank: Number(link.dataset.rank)};
@@ -51,14 +154,40 @@ document.getElementById("results").addEventListener("click", e => {
   if (conversation.length) conversation[conversation.length - 1].opened.push(link.href);
   navigator.sendBeacon("/api/click", new Blob([JSON.stringify(click)], {type: "application/json"}));
 });
+// "Did you mean" and its undo stand in for the question just asked: they replace its turn, not follow it.
+byId("suggestion").addEventListener("click", e => {
+  const link = e.target.closest("a");
+  if (!link) return;
+  e.preventDefault();
+  conversation.pop();
+  renderFollowing();
+  go(fromAddress(new URL(link.href).search), {question: true});
+});
+byId("following").addEventListener("click", e => {
+  if (!e.target.closest("button.remove")) return;
+  conversation.length = 0;  // the next question is asked on its own
+  renderFollowing();
+  q.focus();
+});
+byId("filters").addEventListener("change", e => {
+  const input = e.target;
+  const next = {...state, typed: "", filters: {...state.filters}, dates: {...state.dates}};
+  if (input.type === "checkbox") {
+    next.filters[input.name] = input.checked ? [...next.filters[input.name], input.value]
+      : next.filters[input.name].filter(v => v !== input.value);
+  } else {
+    next.dates[input.name] = input.value;
+  }
+  go(next, {});
+});
+byId("filters").addEventListener("click", e => {
+  if (e.target.id === "clear-filters") go({...state, typed: "", filters: fromAddress("").filters, dates: fromAddress("").dates}, {});
+});
+byId("more").addEventListener("click", () => run({page: Math.floor(shown / state.k) + 1}));
 form.addEventListener("submit", e => {
   e.preventDefault();
   if (!q.value.trim()) return;
-  history.replaceState(null, "", "?q=" + encodeURIComponent(q.value.trim()));
-  run(q.value.trim());
+  go({...state, q: q.value.trim(), typed: ""}, {question: true});
 });
-const initial = new URLSearchParams(location.search).get("q");
-if (initial) { q.value = initial; run(initial); }
-document.getElementById("new-conversation").addEventListener("click", () => {
-  conversation.length = 0; renderHistory(); document.getElementById("results").innerHTML = ""; q.focus();
-});
+renderFollowing();
+if (state.q) { q.value = state.q; run({question: true}); }

@@ -7,7 +7,8 @@
 // builds every node with DOM calls and textContent: nothing the API answers is inserted as markup there.
 // It follows a conversation as the search page does: each search sends the tab's earlier questions, what
 // they showed and which result was opened (kept in sessionStorage, so a follow-up asked on the page a result
-// led to still has them), until "New topic" or half an hour without a search.
+// led to still has them), until its chip ("Following: ... ×") is removed or half an hour passes without a search.
+// The results float over the host page, below the box, instead of pushing the page down.
 (() => {
   "use strict";
   const RESULTS_SHOWN = 8;  // pages under the box: what fits at a glance; the search page pages through the rest
@@ -81,9 +82,18 @@
   button.type = "submit";
   const status = node("div", "evident-status");
   status.setAttribute("role", "status");
-  const newTopic = node("button", "evident-new-topic", "New topic");
+  // The question a follow-up is about, as a chip: removing it asks the next question on its own.
+  const newTopic = node("button", "evident-new-topic");
   newTopic.type = "button";
-  newTopic.hidden = !conversation().turns.length;
+  function showFollowing(turns) {
+    const last = turns[turns.length - 1];
+    newTopic.hidden = !last;
+    if (!last) return;
+    newTopic.replaceChildren(`Following: ${last.q} `, node("span", "evident-remove", "×"));
+    newTopic.title = turns.map(turn => turn.q).join(" → ");
+    newTopic.setAttribute("aria-label", `Stop following: ${last.q}`);
+  }
+  showFollowing(conversation().turns);
   const meta = node("div", "evident-meta");
   meta.append(status, newTopic);
   form.append(input, button);
@@ -128,20 +138,23 @@
     item.id = `${uid}-option-${index}`;
     item.setAttribute("role", "option");
     item.setAttribute("aria-selected", "false");
+    // The title is text, not a link: an option holds no control of its own (the listbox pattern); choosing the
+    // option, by click or by Enter, opens its page.
     const url = openable(hit.url);
-    const title = url ? node("a", "evident-title", hit.title) : node("span", "evident-title", hit.title);
+    const title = node("span", "evident-title", hit.title);
     if (url) {
-      Object.assign(title, {href: url, tabIndex: -1});
       Object.assign(item.dataset, {url, rank: String(index + 1)});
     } else {
       item.setAttribute("aria-disabled", "true");
     }
-    item.append(title, node("span", "evident-kind", hit.kind),
+    const facts = [hit.space, hit.updated && `updated ${hit.updated.slice(0, 10)}`, hit.author && `by ${hit.author}`]
+      .filter(Boolean).join(" · ");
+    item.append(title, node("span", "evident-kind", hit.label || hit.kind),
                 node("div", "evident-path", [...hit.breadcrumb, ...hit.heading_path].join(" › ")),
-                snippet(hit.snippet, "evident-snippet"));
+                ...(facts ? [node("div", "evident-facts", facts)] : []), snippet(hit.snippet, "evident-snippet"));
     for (const more of hit.more) {  // the page's other matching evidence, grouped under it as the API answers
       const line = snippet(more.snippet, "evident-more");
-      line.prepend(node("span", "evident-kind", more.kind), " " + more.heading_path.join(" › ") + " ");
+      line.prepend(node("span", "evident-kind", more.label || more.kind), " " + more.heading_path.join(" › ") + " ");
       item.append(line);
     }
     if (hit.duplicates && hit.duplicates.length) {  // near-duplicate pages the API folded into this one
@@ -194,15 +207,16 @@
       + (spelling ? ` · also searched for: ${spelling}` : "")
       + (data.warnings.length ? ` · ${data.warnings[0]}` : "");
     status.title = data.resolved_query !== data.query ? `searched for: ${data.resolved_query}` : "";
-    remember([...earlier, {q: query, opened: [],
-                           results: data.hits.slice(0, RESULTS_REMEMBERED).map(h => ({url: h.url, title: h.title}))}]);
-    newTopic.hidden = false;
+    const turns = [...earlier, {q: query, opened: [],
+                                results: data.hits.slice(0, RESULTS_REMEMBERED).map(h => ({url: h.url, title: h.title}))}];
+    remember(turns);
+    showFollowing(turns);
     expand(true);
   }
 
   newTopic.addEventListener("click", () => {
     sessionStorage.removeItem(CONVERSATION_KEY);
-    newTopic.hidden = true;
+    showFollowing([]);
     status.textContent = "";
     options = [];
     list.replaceChildren();
@@ -232,8 +246,7 @@
   input.addEventListener("input", () => activate(-1));
   list.addEventListener("click", e => {
     const item = e.target.closest(".evident-option");
-    if (item && item.dataset.url && e.target.closest("a")) recordClick(item);  // the link itself navigates
-    else if (item) openOption(options.indexOf(item));
+    if (item) openOption(options.indexOf(item));
   });
   box.addEventListener("focusout", e => { if (!box.contains(e.relatedTarget)) expand(false); });
   input.addEventListener("focus", () => expand(true));

@@ -222,3 +222,37 @@ def test_an_llm_endpoint_with_a_password_is_named_in_warnings_without_it(setting
     (warning,) = [w for w in answer.get_json()["warnings"] if "rewriting failed" in w]
     assert f"http://evident:***@127.0.0.1:{endpoint.rsplit(':', 1)[1].split('/')[0]}/v1" in warning
     assert PASSWORD not in answer.get_data(as_text=True)
+
+
+def test_a_search_answers_with_its_stages_times_in_a_server_timing_header(client, sample_corpus):
+    from core.profile import TOTAL, parse_server_timing
+
+    response = client.get("/api/search", query_string={"q": FACTS[0]["Query"], "mode": "hybrid"})
+    assert response.status_code == 200
+    stages = parse_server_timing(response.headers["Server-Timing"])
+    assert {"spelling", "embed", "retrieve", "fuse", "verdict", "present"} <= set(stages)
+    assert list(stages)[-1] == TOTAL and stages[TOTAL].ms >= stages["retrieve"].ms > 0
+    assert stages["retrieve"].round_trips >= 1 and stages[TOTAL].round_trips >= stages["retrieve"].round_trips
+
+
+def test_an_anonymous_search_names_no_folder_of_the_server(client, ingest, jobs, stores, settings, sample_corpus,
+                                                           tmp_path):
+    from workers.submit import prune
+
+    folder = tmp_path / "intranet"
+    folder.mkdir()
+    (folder / "manifest.json").write_text(json.dumps({"base": "https://files.example.org/"}), encoding="utf-8")
+    (folder / "kiwi.html").write_text("<html><head><title>Kiwi rota</title></head><body><h1>Kiwi rota</h1>"
+                                      "<p>The kiwi rota for the harbour office changes each Monday.</p></body></html>",
+                                      encoding="utf-8")
+    try:
+        assert ingest(folder).done == 1
+        stores.indices.refresh(index=settings.opensearch.index_alias)
+        answer = client.get("/api/search", query_string={"q": "kiwi rota harbour office", "k": 5})
+        assert answer.status_code == 200
+        [hit] = [h for h in answer.get_json()["hits"] if h["title"] == "Kiwi rota"]
+        assert hit["doc_id"] == "html:intranet:intranet/kiwi.html"  # its source's name, never its folder's path
+        shown = answer.get_data(as_text=True)
+        assert str(tmp_path) not in shown and str(tmp_path.resolve()) not in shown
+    finally:
+        prune(jobs, stores, settings, [str(folder)], [])

@@ -13,7 +13,6 @@ from werkzeug.serving import make_server
 from api.app import allowed_origins, create_app
 from api.schema import MAX_OPENED_RESULTS
 from core.index import delete_documents, replace_document
-from tests.api.browser import Browser
 from tests.conftest import StandIn, serving
 from tests.test_samples import facts_table
 
@@ -42,7 +41,7 @@ SHOWN = """(() => {
                                       outlined: getComputedStyle(o).outlineStyle === 'solid',
                                       disabled: o.getAttribute('aria-disabled') === 'true',
                                       title: o.querySelector('.evident-title').textContent,
-                                      href: (o.querySelector('a.evident-title') || {}).href || null}))};
+                                      href: o.dataset.url || null}))};
 })()"""
 
 
@@ -90,12 +89,6 @@ def bad_link(stores, settings, sample_corpus):
     delete_documents(stores, settings, ["bad-link"])
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with Browser() as running:
-        yield running
-
-
 def searched_on(page, query: str) -> dict:
     """Click into the box, type the query, press Enter, wait for the answer; returns what is shown."""
     page.wait_for("!!document.querySelector('.evident-widget [role=combobox]')", "the search box")
@@ -106,10 +99,9 @@ def searched_on(page, query: str) -> dict:
     return page.evaluate(SHOWN)
 
 
-def test_on_an_allowed_page_the_widget_finds_and_opens_results_by_keyboard(browser, widget_api, intranet, stores):
+def test_on_an_allowed_page_the_widget_finds_and_opens_results_by_keyboard(page, widget_api, intranet, stores):
     fact = next(f for f in facts_table() if f["Kind"] == "rare error code")
     api, allowed, _ = intranet
-    page = browser.page()
     page.open(allowed + "/")
     shown = searched_on(page, fact["Query"])
     assert shown["listed"] and shown["expanded"] == "true" and shown["typing"]
@@ -152,10 +144,9 @@ def test_on_an_allowed_page_the_widget_finds_and_opens_results_by_keyboard(brows
     assert line["first_click_rank"] == 1 and line["clicked_url"] == fact["Expected URL"]
 
 
-def test_the_widget_follows_the_conversation_onto_the_page_a_result_opened(browser, widget_api, intranet):
+def test_the_widget_follows_the_conversation_onto_the_page_a_result_opened(page, widget_api, intranet):
     runbook = next(f for f in facts_table() if f["Kind"] == "rare error code")["Expected URL"]
     _, allowed, _ = intranet
-    page = browser.page()
     page.open(allowed + "/")
     assert searched_on(page, "What does the error TS-E4471 mean?")["options"][0]["href"] == runbook
     page.hold_navigations()
@@ -178,10 +169,9 @@ def test_the_widget_follows_the_conversation_onto_the_page_a_result_opened(brows
     assert page.evaluate("document.querySelector('.evident-widget [role=status]').title") == ""
 
 
-def test_a_turn_with_more_opened_results_than_the_api_takes_still_searches(browser, widget_api, intranet):
+def test_a_turn_with_more_opened_results_than_the_api_takes_still_searches(page, widget_api, intranet):
     """A tab that opened many results after one question (in new tabs, say) sends the last ones it opened."""
     _, allowed, _ = intranet
-    page = browser.page()
     page.open(allowed + "/")
     opened = [f"https://wiki.example.com/pages/{n}" for n in range(MAX_OPENED_RESULTS + 2)]
     turn = {"q": "What does the error TS-E4471 mean?", "results": [], "opened": opened}
@@ -191,18 +181,16 @@ def test_a_turn_with_more_opened_results_than_the_api_takes_still_searches(brows
     assert "following 1 earlier question" in shown["status"] and shown["options"], shown["status"]
 
 
-def test_the_widget_says_what_it_searched_for_a_mistyped_word(browser, widget_api, intranet):
+def test_the_widget_says_what_it_searched_for_a_mistyped_word(page, widget_api, intranet):
     api, allowed, _ = intranet
-    page = browser.page()
     page.open(allowed + "/")
     shown = searched_on(page, "salinty probe")
     assert "also searched for: salinity" in shown["status"], shown["status"]
     assert shown["options"][0]["href"].endswith("field-service-manual.pdf#page=2")
 
 
-def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(browser, widget_api, intranet, bad_link):
+def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(page, widget_api, intranet, bad_link):
     _, allowed, _ = intranet
-    page = browser.page()
     page.open(allowed + "/")
     shown = searched_on(page, f"{BAD_WORD} escalation")
     bad = next(o for o in shown["options"] if o["title"] == BAD_TITLE)
@@ -213,9 +201,8 @@ def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(browser,
     assert page.evaluate(SHOWN)["active"] == bad["id"]  # it can be read with the keyboard all the same
 
 
-def test_on_a_page_of_another_origin_the_widget_shows_why_it_cannot_search(browser, widget_api, intranet):
+def test_on_a_page_of_another_origin_the_widget_shows_why_it_cannot_search(page, widget_api, intranet):
     _, _, refused = intranet
-    page = browser.page()
     page.open(refused + "/")
     shown = searched_on(page, "TideSense")
     assert not shown["options"] and not shown["listed"]

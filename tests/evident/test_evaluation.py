@@ -149,3 +149,48 @@ def test_an_explained_german_question_books_the_english_page_to_the_translated_r
     parts = response.contributions[fact["Expected URL"]]
     assert parts.get("bm25_translated_en", 0) > 0 and "bm25" not in parts  # BM25's share, by the reading that scored
     assert sum(parts.values()) == pytest.approx(response.hits[0].score, abs=1e-5)
+
+
+@pytest.fixture
+def gated(stores, settings, searcher, sample_corpus):
+    """An alias of its own holding a copy of the sample corpus, a Searcher on it, and a question its first
+    result answers."""
+    from core.index import init_index
+    from evident.evaluation import searcher_on
+    from tests.conftest import TEST_ALIAS
+
+    alias = f"{TEST_ALIAS}_gate"  # not "<alias>-...", which the session alias's index template would claim
+    scoped = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    init_index(stores, scoped)
+    try:
+        stores.reindex(body={"source": {"index": settings.opensearch.index_alias}, "dest": {"index": alias}},
+                       refresh=True, wait_for_completion=True)
+        fact = next(f for f in facts_table() if f["Kind"] == "rare error code")
+        questions = [{"id": "q1", "completed_question": fact["Query"], "question": fact["Query"],
+                      "gold_urls": [fact["Expected URL"]]}]
+        yield scoped, searcher_on(searcher, alias), questions
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)
+
+
+def test_a_reindex_gate_refuses_an_index_that_loses_p_at_1_and_swaps_one_that_keeps_it(stores, gated):
+    from core.index import reindex
+    from evident.evaluation import reindex_gate
+
+    scoped, on_alias, questions = gated
+    alias, gold = scoped.opensearch.index_alias, questions[0]["gold_urls"][0]
+    old = sorted(stores.indices.get_alias(name=alias))
+    gate = reindex_gate(on_alias, questions, margin=0.01)
+
+    def losing_the_gold_page(new_index: str):  # the new index lacks the page the question needs
+        stores.delete_by_query(index=new_index, body={"query": {"term": {"page_url": gold}}}, refresh=True)
+        return gate(new_index)
+
+    refused = reindex(stores, scoped, losing_the_gold_page)
+    assert not refused["swapped"] and refused["gate"] == {"questions": 1, "p_at_1_current": 1.0, "p_at_1_new": 0.0,
+                                                          "margin": 0.01}
+    assert sorted(stores.indices.get_alias(name=alias)) == old and not stores.indices.exists(index=refused["to"])
+    kept = reindex(stores, scoped, gate)
+    assert kept["swapped"] and kept["gate"]["p_at_1_new"] == kept["gate"]["p_at_1_current"] == 1.0
+    assert list(stores.indices.get_alias(name=alias)) == [kept["to"]] and not stores.indices.exists(index=old[0])

@@ -49,6 +49,16 @@ def test_a_page_facts_hit_shows_the_facts_and_is_not_repeated_beneath_a_content_
     assert hit.more == []
 
 
+def test_a_hit_names_its_kind_in_words_with_its_page_and_says_when_and_by_whom_it_was_updated():
+    pdf_page = _evidence("1", "pdf_page", "buoy one", 0.9)
+    pdf_page["_source"] |= {"page": 3, "updated": "2025-02-27T16:05:41.000Z", "author": "Tomasz Wierzbicki"}
+    (hit,) = hits([Group([pdf_page, _evidence("2", "table_row", "buoy two", 0.5)], 1.0)], {"buoy"})
+    assert (hit.label, hit.updated, hit.author) == ("PDF page 3", "2025-02-27T16:05:41.000Z", "Tomasz Wierzbicki")
+    assert [m["label"] for m in hit.more] == ["Table row"]
+    (facts,) = hits([Group([_evidence("f", "page_facts", "P, in space OPS.", 0.9)], 1.0)], set())
+    assert facts.label == "Page details" and facts.updated == facts.author == ""
+
+
 def test_hits_are_ordered_by_score_and_paged():
     ranked = hits([Group([_evidence("1", "passage", "a", 0.1)], 0.1),
                    Group([_evidence("2", "passage", "b", 0.2)], 0.2)], set())

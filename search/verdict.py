@@ -1,0 +1,197 @@
+"""The verdict stage: whether a result answers the question (``strong``, ``weak``, ``none``) and how likely it is
+right (``confidence``), read from the retrieval itself.
+
+Two signals, both about the question's own content and never about word lists:
+
+- ``coverage``: how much of the question's content the page's retrieved evidence holds (its texts, title,
+  headings and breadcrumb), each content term weighted by its rarity in the question's language
+  (``text.detect.word_log_prob``), so "Quaymaster" counts for more than "release". A term counts as held when
+  the evidence writes it, a word it inflects to, a compound it is part of, or one of its translations. A question
+  asked of the wrong corpus leaves its names and topic words unheld; one the corpus answers has them on the page.
+- ``agreement``: the share of the ranked lists (BM25 and each k-NN list) that rank the page among their first
+  ``AGREE_DEPTH`` pages: lists that agree on a page have found it by different roads.
+
+Their mix is the ``signal``; ``confidence`` is the signal through a monotone map (``CALIBRATION``: binned and
+isotonic, fitted on the tune halves of the evaluation sets by ``evident eval --split tune``, its
+``calibration_fit``), the rate at which a first result of that signal was the right page. The verdict cuts the
+confidence: ``strong`` from ``STRONG_CONFIDENCE``, ``none`` below ``NONE_CONFIDENCE``, so the map is the one fitted
+thing and the cuts say what they mean. The answer's verdict is its first result's; a search without results is
+``none``, which the search log counts as a zero-hit query.
+
+May import ``search.grouping``, ``search.query`` and ``text``.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from search.grouping import Group
+from search.query import Query, words
+from text.detect import word_log_prob
+
+STRONG, WEAK, NONE = "strong", "weak", "none"
+VERDICTS = (STRONG, WEAK, NONE)
+# A word of this many letters shares its stem with its inflections ("verfällt", "verfallen": "verfa"); fewer tell
+# unrelated words apart too seldom ("release", "relevant" share four).
+STEM_CHARS = 5
+# A word opening with a term this long is one of its forms ("edit" -> "edited", "rate" -> "rates").
+PREFIX_CHARS = 4
+# A term this long found inside a longer word is part of a compound ("urlaub" in "resturlaub"); shorter ones sit
+# inside unrelated words too often ("rate" in "separate").
+COMPOUND_PART_CHARS = 6
+# A term's weight is its rarity (minus its log probability in the language); the floor keeps a common content word
+# ("time", about -7) from counting for nothing beside a name no list knows (-19).
+MIN_TERM_WEIGHT = 5.0
+# Terms carried from earlier turns are the conversation's topic, not this question's own words: half a weight.
+CARRIED_TERM_SHARE = 0.5
+# A ranked list agrees on a page that it ranks among its first three pages: the pages a reader looks at.
+AGREE_DEPTH = 3
+# The signal's share of agreement; coverage has the rest (coverage alone told in-corpus from out-of-corpus
+# questions, agreement told the right first page from a wrong one among in-corpus questions).
+AGREEMENT_SHARE = 0.25
+# The monotone map from signal to confidence: (lowest signal of a bin, rate of right first pages in it), by signal.
+# Fitted by ``evident eval --split tune --json`` (``calibration_fit``) over the tune halves of the in-corpus and
+# out-of-corpus sets together.
+CALIBRATION: tuple[tuple[float, float], ...] = (
+    (0.0, 0.0123), (0.3493, 0.05), (0.3948, 0.1), (0.4491, 0.25), (0.467, 0.2927), (0.504, 0.4), (0.5381, 0.4333),
+    (0.6201, 0.45), (0.6423, 0.6066), (0.7232, 0.7302), (0.7937, 0.85), (0.8324, 0.8571), (0.9016, 0.9231),
+    (0.9221, 0.9304))
+# Strong: the first result is more likely right than wrong.
+STRONG_CONFIDENCE = 0.5
+# None: the first result is right about one time in seven or less, as out-of-corpus questions' first results are.
+NONE_CONFIDENCE = 0.15
+_CODE_JOINS = re.compile(r"[-/]")  # what joins a code's parts ("TS-E4471", "HVX-2588", "A/B"); dots stay in versions
+CONFIDENCE_DECIMALS = 3  # a rate read by eye and compared with a verdict's rate: three places
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A result's verdict and confidence, with the signals they come from."""
+
+    verdict: str
+    confidence: float
+    signal: float
+    coverage: float
+    agreement: float
+
+
+NO_RESULT = Judgement(NONE, 0.0, 0.0, 0.0, 0.0)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents or umlauts ("verfällt" -> "verfallt", "Straße" -> "strasse")."""
+    decomposed = unicodedata.normalize("NFKD", text.lower().replace("ß", "ss"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def question_terms(query: Query) -> list[tuple[float, set[str]]]:
+    """The question's content terms as (weight, the spellings that count as holding it): the term and its
+    translations; the terms carried from earlier turns at ``CARRIED_TERM_SHARE`` of their weight."""
+    translated: dict[str, set[str]] = {}
+    for by_term in query.translated.values():
+        for term, found in by_term.items():
+            translated.setdefault(term, set()).update(fold(w) for w in found)
+    out = []
+    for term in dict.fromkeys(query.lemmas):
+        out.append((rarity(term, query.lang), {fold(term), *translated.get(term, set())}))
+    for term in query.resolved.carried:
+        out.append((CARRIED_TERM_SHARE * rarity(term, query.lang), {fold(term)}))
+    return out
+
+
+def rarity(term: str, lang: str) -> float:
+    return max(MIN_TERM_WEIGHT, -word_log_prob(term, lang))
+
+
+def holds(spelling: str, text_words: set[str]) -> bool:
+    """Whether a text of ``text_words`` (folded) writes ``spelling``: itself, a word of its stem, a compound
+    holding it; every word of a translation of several words."""
+    parts = words(spelling)
+    if len(parts) > 1:
+        return all(holds(part, text_words) for part in parts)
+    if spelling in text_words:
+        return True
+    for word in text_words:
+        if len(spelling) >= PREFIX_CHARS and word.startswith(spelling):
+            return True
+        if len(spelling) >= STEM_CHARS and len(word) >= STEM_CHARS and word[:STEM_CHARS] == spelling[:STEM_CHARS]:
+            return True
+        if len(spelling) >= COMPOUND_PART_CHARS and spelling in word:
+            return True
+    return False
+
+
+def text_words_of(text: str) -> set[str]:
+    """The folded words of a text, each code whole and by its parts ("ts-e4471", "ts", "e4471"): the question's
+    analysis splits a code at its hyphens and slashes, so either way of writing it is held."""
+    found = set(words(fold(text)))
+    return found | {part for word in found for part in _CODE_JOINS.split(word) if part}
+
+
+def coverage(terms: list[tuple[float, set[str]]], text: str) -> float:
+    """The weighted share of ``terms`` that ``text`` holds (1.0 for a question without content terms)."""
+    total = sum(weight for weight, _ in terms)
+    if not total:
+        return 1.0
+    text_words = text_words_of(text)
+    return sum(weight for weight, spellings in terms if any(holds(s, text_words) for s in spellings)) / total
+
+
+def group_text(found: Group) -> str:
+    """What a page's retrieved evidence says, with its title, headings and breadcrumb."""
+    src = found.items[0]["_source"]
+    parts = [src.get("title", ""), " ".join(src.get("breadcrumb", []) or [])]
+    for item in found.items:
+        parts += [" ".join(item["_source"].get("heading_path", []) or []), item["_source"].get("text", "")]
+    return "\n".join(parts)
+
+
+def list_pages(ranked_lists: list[list[dict]]) -> list[list[str]]:
+    """Each ranked list's first ``AGREE_DEPTH`` distinct pages."""
+    out = []
+    for ranked in ranked_lists:
+        pages: list[str] = []
+        for hit in ranked:
+            url = hit["_source"]["url"]
+            if url not in pages:
+                pages.append(url)
+                if len(pages) == AGREE_DEPTH:
+                    break
+        out.append(pages)
+    return out
+
+
+def agreement(url: str, top_pages: list[list[str]]) -> float:
+    """The share of the ranked lists that have ``url`` among their first pages (1.0 without separate lists)."""
+    if len(top_pages) < 2:
+        return 1.0
+    return sum(url in pages for pages in top_pages) / len(top_pages)
+
+
+def calibrated(signal: float, calibration: tuple[tuple[float, float], ...] = CALIBRATION) -> float:
+    """The confidence of ``signal``: the rate of its bin in the monotone map."""
+    at = bisect.bisect_right([low for low, _ in calibration], signal) - 1
+    return calibration[max(at, 0)][1]
+
+
+def verdict_of(confidence: float) -> str:
+    return STRONG if confidence >= STRONG_CONFIDENCE else NONE if confidence < NONE_CONFIDENCE else WEAK
+
+
+def judge(found: Group, terms: list[tuple[float, set[str]]], top_pages: list[list[str]]) -> Judgement:
+    """One result's verdict and confidence from its coverage of the question and the lists' agreement on it."""
+    held = coverage(terms, group_text(found))
+    agreed = agreement(found.items[0]["_source"]["url"], top_pages)
+    signal = (1 - AGREEMENT_SHARE) * held + AGREEMENT_SHARE * agreed
+    confidence = calibrated(signal)
+    return Judgement(verdict_of(confidence), round(confidence, CONFIDENCE_DECIMALS), round(signal, 4),
+                     round(held, 4), round(agreed, 4))
+
+
+def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]]) -> list[Judgement]:
+    """A judgement per group, in their order."""
+    terms, top_pages = question_terms(query), list_pages(ranked_lists)
+    return [judge(found, terms, top_pages) for found in groups]
+

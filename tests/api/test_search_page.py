@@ -1,0 +1,127 @@
+"""The search page (``api/static/search.js``) in a real headless Chromium, one page load per state: empty, results
+with their type labels, dates and authors, filters taken from the address, "More results", "Did you mean"
+and its undo, the follow-up chip and its removal. Each state leaves a screenshot in build/screenshots/."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from tests.api.test_pages import served  # noqa: F401 - the app on loopback, signed in as an admin
+from tests.test_samples import facts_table
+
+RUNBOOK_EDITOR = "Tomasz Wierzbicki"  # who last changed the sample runbook (its version.by.displayName)
+# What the page shows: each result's title, type label, facts line and link; the chip, the suggestion, the
+# answer card, the filters ticked, the meta line, whether "More results" is offered, the address.
+SHOWN = """(() => ({
+  hits: [...document.querySelectorAll('#results .hit')].map(h => ({
+    title: h.querySelector('.title').textContent, label: h.querySelector('.kind').textContent,
+    facts: (h.querySelector('.facts') || {}).textContent || '', href: (h.querySelector('a.title') || {}).href || null,
+    more: [...h.querySelectorAll('.more .kind')].map(k => k.textContent)})),
+  following: document.getElementById('following').innerText,
+  suggestion: document.getElementById('suggestion').innerText,
+  answer: document.getElementById('answer').innerText,
+  ticked: [...document.querySelectorAll('#filters input:checked')].map(i => i.name + '=' + i.value),
+  meta: document.getElementById('meta').textContent,
+  more: !document.getElementById('more').hidden,
+  address: location.search}))()"""
+ANSWERED = "document.querySelectorAll('#results .hit').length > 0 || /No results/.test(document.getElementById('results').textContent)"
+
+
+def runbook_fact() -> dict:
+    return next(f for f in facts_table() if f["Kind"] == "rare error code")
+
+
+def opened(page, url: str, wait: str = ANSWERED) -> dict:
+    """Open ``url`` in ``page`` and wait until ``wait`` holds; what the page shows then."""
+    page.open(url)
+    page.wait_for(wait, f"the search page at {url}")
+    return page.evaluate(SHOWN)
+
+
+def asked(page, question: str) -> dict:
+    """Type a question into the box and press Enter; what the page shows once it answered."""
+    before = page.evaluate("document.getElementById('meta').textContent")
+    page.click("#q")
+    page.evaluate("document.getElementById('q').value = ''")
+    page.type(question)
+    page.press("Enter")
+    page.wait_for(f"document.getElementById('meta').textContent !== {before!r}", f"an answer to {question!r}")
+    return page.evaluate(SHOWN)
+
+
+def test_the_empty_page_offers_the_box_and_nothing_else(page, served):
+    shown = opened(page, f"{served}/", "!!document.getElementById('q')")
+    page.screenshot("search-empty.png")
+    assert shown["hits"] == [] and not shown["following"] and not shown["more"] and not shown["suggestion"]
+    assert page.evaluate("document.activeElement.id") == "q"
+
+
+def test_results_show_type_labels_in_words_with_space_date_and_author(page, served, sample_corpus):
+    fact = runbook_fact()
+    shown = opened(page, f"{served}/?{urlencode({'q': fact['Query']})}")
+    page.screenshot("search-results.png", whole_page=True)
+    first = shown["hits"][0]
+    assert first["href"] == fact["Expected URL"]
+    assert first["facts"].startswith("OPS · Updated ") and first["facts"].endswith(f"by {RUNBOOK_EDITOR}")
+    assert "2025" in first["facts"]  # the runbook's last version, 27 Feb 2025, as the browser writes dates
+    labels = {h["label"] for h in shown["hits"]} | {m for h in shown["hits"] for m in h["more"]}
+    assert labels and not any("_" in label for label in labels), labels  # words, never table_row or page_facts
+    assert any(label.startswith("PDF page ") or label in ("Passage", "Table row", "Section", "List", "Page details")
+               for label in labels), labels
+    types = page.evaluate("[...document.querySelectorAll('#filters input[name=kind]')].map(i => i.parentNode.innerText)")
+    assert types and all(t.strip()[0].isupper() and "_" not in t for t in types), types  # the type filter in words too
+    assert "English" in page.evaluate("document.getElementById('filters').innerText")  # a language by its name
+
+
+def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_corpus):
+    shown = opened(page, f"{served}/?q=TideSense&space=HR&date_from=2025-01-01")
+    assert shown["hits"] and all(h["facts"].startswith("HR · ") for h in shown["hits"]), shown["hits"]
+    assert "space=HR" in shown["ticked"]
+    assert page.evaluate("document.querySelector('#filters input[name=date_from]').value") == "2025-01-01"
+    page.screenshot("search-filters.png", whole_page=True)
+    page.click("#filters input[name=space][value=HR]")  # the filter taken off: every space again, in the address
+    page.wait_for("!location.search.includes('space=HR')", "the address without the space filter")
+    after = page.wait_for(f"(s => s.hits.some(h => !h.facts.startsWith('HR')) && s)({SHOWN})", "results of any space")
+    assert parse_qs(urlsplit(after["address"]).query) == {"q": ["TideSense"], "date_from": ["2025-01-01"]}
+
+
+def test_more_results_adds_the_next_page(page, served, sample_corpus):
+    shown = opened(page, f"{served}/?q=TideSense&k=2")
+    assert len(shown["hits"]) == 2 and shown["more"]
+    page.evaluate("document.getElementById('more').scrollIntoView()")
+    page.click("#more")
+    after = page.wait_for(f"(s => s.hits.length > 2 && s)({SHOWN})", "the second page of results")
+    page.screenshot("search-more.png", whole_page=True)
+    titles = [h["title"] for h in after["hits"]]
+    assert titles[:2] == [h["title"] for h in shown["hits"]] and len(set(titles)) == len(titles) > 2
+
+
+def test_did_you_mean_links_to_the_corrected_search_and_undoes_it(page, served, sample_corpus):
+    shown = opened(page, f"{served}/?q=salinty+probe")
+    assert shown["suggestion"] == "Did you mean salinity probe?"
+    page.click("#suggestion a")
+    corrected = page.wait_for(f"(s => s.suggestion.startsWith('Showing') && s)({SHOWN})", "the corrected search")
+    page.screenshot("search-did-you-mean.png")
+    assert parse_qs(urlsplit(corrected["address"]).query) == {"q": ["salinity probe"], "typed": ["salinty probe"]}
+    assert corrected["suggestion"] == "Showing results for salinity probe. Search instead for salinty probe"
+    assert corrected["hits"][0]["href"].endswith("field-service-manual.pdf#page=2")
+    assert page.evaluate("document.getElementById('q').value") == "salinity probe"
+    page.click("#suggestion a")
+    undone = page.wait_for(f"(s => s.suggestion.startsWith('Did you') && s)({SHOWN})", "the search as typed")
+    assert parse_qs(urlsplit(undone["address"]).query) == {"q": ["salinty probe"]}
+    assert not undone["following"].count("→")  # the correction replaced its turn, it did not follow it
+
+
+def test_the_follow_up_chip_shows_what_is_carried_and_removing_it_asks_afresh(page, served, sample_corpus):
+    fact = runbook_fact()
+    opened(page, f"{served}/", "!!document.getElementById('q')")
+    first = asked(page, fact["Query"])
+    assert first["following"].startswith(f"Following: {fact['Query']}")
+    follow_up = asked(page, "and how do I fix it?")
+    page.screenshot("search-follow-up.png")
+    assert "searched for:" in follow_up["meta"] and follow_up["hits"][0]["href"] == fact["Expected URL"]
+    assert follow_up["following"].startswith("Following: and how do I fix it?")
+    page.click("#following button.remove")
+    assert page.evaluate(SHOWN)["following"] == ""
+    alone = asked(page, "and how do I fix it?")
+    assert "searched for:" not in alone["meta"]  # asked on its own: nothing carried, nothing resolved
+    assert alone["following"].startswith("Following: and how do I fix it?")

@@ -1,0 +1,26 @@
+"""The search log against the real OpenSearch: what counts as a zero-hit query."""
+from __future__ import annotations
+
+from core.searchlog import SearchLog
+
+
+def test_a_search_whose_answer_matches_nothing_well_counts_as_zero_hit(stores, settings):
+    log = SearchLog(stores, settings.opensearch.searchlog_index)
+    log.search("who approved the quaymaster release", 12, hits=9, lang="en", mode="hybrid", verdict="none")
+    log.search("wann verfällt der resturlaub", 12, hits=9, lang="de", mode="hybrid", verdict="strong")
+    log.search("zzzz-nothing", 12, hits=0, lang="en", mode="hybrid")
+    log.flush()
+    stores.indices.refresh(index=settings.opensearch.searchlog_index)
+    summary = log.summary(days=1)
+    zero = dict(summary["zero_hit"])
+    assert zero.get("who approved the quaymaster release") == 1 and zero.get("zzzz-nothing") == 1
+    assert "wann verfällt der resturlaub" not in zero
+    assert "who approved the quaymaster release" not in dict(summary["no_click"])
+
+
+def test_each_search_line_names_the_index_alias_it_was_served_from(stores, settings):
+    log = SearchLog(stores, settings.opensearch.searchlog_index, settings.opensearch.index_alias)
+    search_id = log.search("where is the alias kept", 3, hits=1, lang="en", mode="hybrid")
+    log.flush()
+    line = stores.get(index=settings.opensearch.searchlog_index, id=search_id)["_source"]
+    assert line["alias"] == settings.opensearch.index_alias

@@ -1,0 +1,23 @@
+"""The verdict and card figures of ``evident eval``: a right card, the calibration fit."""
+from __future__ import annotations
+
+from evident.verdict_figures import CALIBRATION_BIN, calibration_fit, card_right
+
+
+def test_a_card_is_right_when_it_holds_the_gold_span():
+    question = {"lang": "en", "evidence": "Approved for release by Mira Okonkwo (Release Manager) on 2024-04-29"}
+    assert card_right({"text": "Approved for release by Mira Okonkwo (Release Manager) on 2024-04-29."}, question)
+    assert not card_right({"text": "The run used compatibility suite CS-11."}, question)
+    assert card_right(None, question) is None
+
+
+def test_the_calibration_fit_is_monotone():
+    pairs = [(i / 100, i % 3 == 0) for i in range(40)] + [(0.5 + i / 100, True) for i in range(40)]
+    fit = calibration_fit(pairs)
+    assert [rate for _, rate in fit] == sorted(rate for _, rate in fit)
+    assert fit[0][0] == 0.0 and fit[-1][1] == 1.0 and len(pairs) // CALIBRATION_BIN >= len(fit)
+
+
+def test_results_of_one_signal_share_one_bin():
+    pairs = [(0.5, False)] * CALIBRATION_BIN + [(1.0, i % 2 == 0) for i in range(CALIBRATION_BIN + 5)]
+    assert calibration_fit(pairs) == [[0.5, 0.0], [1.0, 0.52]]  # not a bin of 1.0s split off at rate 1.0

@@ -1,0 +1,59 @@
+"""The answer card's pure parts: the answering unit of a strong first page, or no card."""
+from __future__ import annotations
+
+from search.answer import answer_card, row_text
+from search.grouping import Group
+from search.verdict import NONE, STRONG, Judgement, question_terms
+from tests.search.test_verdict import query
+
+STRONG_PAGE = Judgement(STRONG, 0.9, 0.9, 1.0, 1.0)
+
+
+def evidence(kind: str, text: str, **more) -> dict:
+    return {"_id": text[:8], "_source": {"url": "https://w/p", "title": "Urlaubsregelung", "kind": kind,
+                                         "text": text, "heading_path": ["Resturlaub"], "lang": "de",
+                                         "id": f"ev-{kind}", **more}}
+
+
+RESTURLAUB = query("Wann verfällt der Resturlaub?", ["verfallen", "resturlaub"], lang="de")
+
+
+def test_the_card_holds_the_definition_that_answers():
+    asked = query("Resturlaub", ["resturlaub"], lang="de")
+    found = Group([evidence("passage", "Resturlaub ist im Portal zu sehen.", heading_path=["Begriffe"]),
+                   evidence("term", "Resturlaub: nicht genommener Urlaub des Vorjahres.", heading_path=["Begriffe"])],
+                  1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked))
+    assert card is not None and card.kind == "definition"
+    assert card.text == "Resturlaub: nicht genommener Urlaub des Vorjahres."
+    assert (card.evidence_id, card.url, card.confidence) == ("ev-term", "https://w/p", 0.9)
+
+
+def test_a_sentence_list_item_or_page_fact_is_no_card():
+    found = Group([evidence("passage", "Urlaub wird im Portal beantragt. Nicht genommener Resturlaub verfällt "
+                                       "am 31. März des Folgejahres."),
+                   evidence("list", "- Nicht genommener Resturlaub verfällt am 31. März."),
+                   evidence("page_facts", "Resturlaub verfällt, in space HR. Last updated on 2024-04-29.")], 1.0)
+    assert answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB)) is None
+
+
+def test_no_card_unless_the_verdict_is_strong():
+    found = Group([evidence("term", "Resturlaub: verfällt am 31. März.")], 1.0)
+    weak = Judgement(NONE, 0.1, 0.1, 0.2, 0.0)
+    assert answer_card(found, weak, question_terms(RESTURLAUB)) is None
+    assert answer_card(None, STRONG_PAGE, question_terms(RESTURLAUB)) is None
+
+
+def test_no_card_when_no_unit_holds_the_question():
+    asked = query("Wie beantrage ich Elternzeit?", ["beantragen", "elternzeit"], lang="de")
+    found = Group([evidence("term", "Resturlaub: verfällt am 31. März.")], 1.0)
+    assert answer_card(found, STRONG_PAGE, question_terms(asked)) is None
+
+
+def test_a_table_row_shows_as_its_header_and_values():
+    assert row_text("Row 3 in Table 1: Machine is Orbis EdgeBox E3, and BIOS is E3.24") == \
+        "Machine: Orbis EdgeBox E3 · BIOS: E3.24"
+    asked = query("BIOS of the Orbis EdgeBox E3", ["bios", "orbis", "edgebox", "e3"])
+    found = Group([evidence("table_row", "Row 3 in Table 1: Machine is Orbis EdgeBox E3, and BIOS is E3.24")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked))
+    assert card is not None and (card.kind, card.text) == ("table_row", "Machine: Orbis EdgeBox E3 · BIOS: E3.24")

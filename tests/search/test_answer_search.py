@@ -1,0 +1,42 @@
+"""Verdicts and the answer card against the real OpenSearch with the sample corpus (samples/README.md)."""
+from __future__ import annotations
+
+import pytest
+
+from search.searcher import SearchRequest
+
+URLAUB = "https://wiki.example.org/spaces/HR/pages/4522017/Urlaubsregelung"
+OPERATIONS = "https://wiki.example.org/spaces/OPS/pages/4456449/TideSense+Operations"
+RUNBOOK = "https://wiki.example.org/spaces/OPS/pages/4456482/Runbook%3A+Telemetry+Gateway+Alarms"
+
+
+@pytest.mark.parametrize("question", [
+    "xyzzyplugh",  # nonsense
+    "Who signed off the Quaymaster 7.3 release?",  # another organisation's (evalsets/harborlane)
+])
+def test_a_question_the_corpus_does_not_answer_gets_none_and_no_card(sample_corpus, searcher, question):
+    response = searcher.search(SearchRequest(query=question))
+    assert response.verdict == "none" and response.answer is None
+    assert all(hit.verdict != "strong" for hit in response.hits)
+
+
+def test_a_question_a_sentence_answers_is_strong_without_a_card(sample_corpus, searcher):
+    response = searcher.search(SearchRequest(query="Wann verfällt der Resturlaub?"))
+    assert response.hits[0].url == URLAUB and response.verdict == "strong"
+    assert response.hits[0].verdict == "strong" and response.confidence == response.hits[0].confidence > 0
+    assert response.answer is None  # a sentence restates a question as often as it answers it: no card
+
+
+def test_a_question_a_table_row_answers_gets_the_row_as_its_card(sample_corpus, searcher):
+    response = searcher.search(SearchRequest(query="Is the TideSense S3 Polar qualified for firmware 3.2.1?"))
+    assert response.hits[0].url == OPERATIONS and response.verdict == "strong"
+    card = response.answer
+    assert card is not None and card.kind == "table_row" and card.url == OPERATIONS
+    assert "S3 Polar" in card.text and "FAIL" in card.text
+    assert response.as_json()["answer"]["text"] == card.text
+
+
+@pytest.mark.parametrize("question", ["TS-E4471", "what does error TS-E4471 mean and how do I fix it?"])
+def test_a_rare_code_the_first_page_explains_is_strong(sample_corpus, searcher, question):
+    response = searcher.search(SearchRequest(query=question))
+    assert response.hits[0].url == RUNBOOK and response.verdict == "strong"

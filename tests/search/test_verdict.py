@@ -1,0 +1,67 @@
+"""The verdict's pure parts: coverage of the question's content, the lists' agreement, the calibration map."""
+from __future__ import annotations
+
+from search.grouping import Group
+from search.query import Query, ResolvedQuery
+from search.verdict import (CALIBRATION, NONE, STRONG, agreement, calibrated, coverage, holds, judge_all,
+                            question_terms)
+
+
+def query(text: str, lemmas: list[str], lang: str = "en", translated: dict | None = None,
+          carried: dict | None = None) -> Query:
+    resolved = ResolvedQuery(text, carried or {}, text, {}, bool(carried))
+    return Query(text, lang, resolved, lemmas, translated or {})
+
+
+def page(url: str, title: str, *texts: str) -> Group:
+    return Group([{"_source": {"url": url, "title": title, "text": text, "heading_path": [], "kind": "passage"}}
+                  for text in texts], 1.0)
+
+
+def hits(*urls: str) -> list[dict]:
+    return [{"_source": {"url": url}} for url in urls]
+
+
+def test_a_word_is_held_through_its_inflections_compounds_and_umlauts():
+    text_words = {"resturlaub", "verfallt", "am", "31"}
+    assert holds("verfallen", text_words)  # "verfällt", folded
+    assert holds("urlaub", text_words)  # inside the compound
+    assert not holds("rate", {"separate"})  # too short to be a compound's part
+    assert not holds("release", {"relevant"})
+
+
+def test_a_missing_rare_name_costs_more_than_a_missing_common_word():
+    asked = question_terms(query("who approved the quaymaster release", ["approve", "quaymaster", "release"]))
+    without_name = coverage(asked, "The release was approved by Mira.")
+    without_common = coverage(asked, "Quaymaster was approved by Mira.")
+    assert without_name < without_common < 1.0
+
+
+def test_a_translation_holds_the_term_it_translates():
+    asked = question_terms(query("Urlaub", ["urlaub"], lang="de", translated={"en": {"urlaub": ["vacation"]}}))
+    assert coverage(asked, "Vacation policy for all staff") == 1.0
+
+
+def test_agreement_counts_the_lists_that_rank_the_page_among_their_first():
+    top = [["a", "b", "c"], ["b", "d", "e"]]
+    assert agreement("b", top) == 1.0 and agreement("a", top) == 0.5 and agreement("z", top) == 0.0
+
+
+def test_confidence_rises_with_the_signal():
+    rates = [calibrated(signal / 20) for signal in range(21)]
+    assert rates == sorted(rates) and rates[0] == CALIBRATION[0][1]
+
+
+def test_a_page_holding_the_question_is_strong_and_one_holding_none_of_it_none():
+    asked = query("When does unused vacation expire?", ["unused", "vacation", "expire"])
+    answering = page("https://w/vacation", "Vacation policy", "Unused vacation days expire on 31 March.")
+    elsewhere = page("https://w/boot", "Boot test report", "The machine failed UEFI boot.")
+    ranked = [hits("https://w/vacation", "https://w/boot"), hits("https://w/vacation")]
+    strong, none = judge_all([answering, elsewhere], asked, ranked)
+    assert strong.verdict == STRONG and none.verdict == NONE and strong.confidence > none.confidence
+
+
+def test_a_code_the_question_splits_is_held_where_the_page_writes_it_whole():
+    asked = question_terms(query("TS-E4471", ["ts", "e4471"]))
+    assert coverage(asked, "TS-E4471 means the buoy's modem refused the certificate.") == 1.0
+    assert coverage(asked, "TS-E2210 means a frame was dropped.") < 0.5  # its neighbour code is not it
