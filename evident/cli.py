@@ -147,7 +147,7 @@ def cmd_ingest(args, settings: Settings) -> int:
     from workers.folder import discover
     from workers.submit import claim_sources, queue_files, wait_for_job
 
-    files, missing, skipped = discover(args.paths, args.source)
+    files, missing, skipped = discover(args.paths, args.source or "")
     report_skipped(skipped)
     for err in missing if not files else []:  # with files, they are recorded on the job and listed with its errors
         print(f"error: {err.path}: {err.reason}", file=sys.stderr)
@@ -155,7 +155,7 @@ def cmd_ingest(args, settings: Settings) -> int:
         return _fail("nothing to ingest")
     jobs = JobStore.from_settings(settings)
     live = frozenset(entry.name for entry in SourceStore.from_url(settings.redis.url).all())
-    refused = claim_sources(jobs, args.paths, files, args.source, live)
+    refused = claim_sources(jobs, args.paths, files, args.source or "", live)
     if refused:  # nothing queued or pruned: a folder of another's name would overwrite the other's documents
         for sentence in refused:
             print(f"error: {sentence}", file=sys.stderr)
@@ -167,7 +167,7 @@ def cmd_ingest(args, settings: Settings) -> int:
         from core.index import connect
         from workers.submit import prune
 
-        removed = prune(jobs, connect(settings), settings, args.paths, files, args.source)
+        removed = prune(jobs, connect(settings), settings, args.paths, files, args.source or "")
         for name, count in removed.items():
             print(f"removed {name}: gone from its folder ({count} evidence)", file=sys.stderr)
         print(f"pruned {len(removed)} files no longer in {', '.join(args.paths)}", file=sys.stderr)
@@ -401,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "no access to this disk) and follow the job")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--force", action="store_true", help="re-ingest files that did not change")
-    p.add_argument("--source", type=source_name, default="", metavar="NAME",
+    p.add_argument("--source", type=source_name, default=None, metavar="NAME",
                    help="the source the files belong to, named in their document ids (default: each folder's own "
                         "name); a folder given a name another folder holds takes it over")
     p.add_argument("--prune", action="store_true",

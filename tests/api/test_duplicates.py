@@ -2,7 +2,7 @@
 as "Also in" on the page; ``collapse=false`` lists every copy as a result."""
 from __future__ import annotations
 
-from tests.api.test_pages import rendered, served  # noqa: F401 - the page test's app on loopback
+from tests.api.test_pages import ANSWERED, rendered, served  # noqa: F401 - the page test's app on loopback
 from tests.search.test_duplicates_search import JDOE_COPY, ORIGINAL, QUERY, copies  # noqa: F401 - the pages
 
 
@@ -19,7 +19,7 @@ def test_the_api_lists_a_copy_under_its_page_unless_asked_not_to(client, copies)
     assert sorted(h["url"] for h in kelpie_hits(apart)) == sorted([ORIGINAL, JDOE_COPY])
 
 
-def test_the_search_page_shows_where_else_a_page_is(served, copies):
-    dom = rendered(f"{served}/?q={QUERY.replace(' ', '+')}")
+def test_the_search_page_shows_where_else_a_page_is(served, copies, page):
+    dom = rendered(page, f"{served}/?q={QUERY.replace(' ', '+')}", ANSWERED)
     assert 'class="also-in"' in dom and "Also in: " in dom
     assert f'href="{JDOE_COPY}"' in dom and "(~jdoe)" in dom

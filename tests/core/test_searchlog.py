@@ -5,12 +5,15 @@ from core.searchlog import SearchLog
 
 
 def test_a_search_whose_answer_matches_nothing_well_counts_as_zero_hit(stores, settings):
-    log = SearchLog(stores, settings.opensearch.searchlog_index)
+    # A log of its own: the session's log holds every other test's searches, and the summary lists the top few.
+    index = f"{settings.opensearch.searchlog_index}-zero-hit"
+    stores.indices.delete(index=index, ignore_unavailable=True)
+    log = SearchLog(stores, index)
     log.search("who approved the quaymaster release", 12, hits=9, lang="en", mode="hybrid", verdict="none")
     log.search("wann verfällt der resturlaub", 12, hits=9, lang="de", mode="hybrid", verdict="strong")
     log.search("zzzz-nothing", 12, hits=0, lang="en", mode="hybrid")
     log.flush()
-    stores.indices.refresh(index=settings.opensearch.searchlog_index)
+    stores.indices.refresh(index=index)
     summary = log.summary(days=1)
     zero = dict(summary["zero_hit"])
     assert zero.get("who approved the quaymaster release") == 1 and zero.get("zzzz-nothing") == 1
@@ -24,3 +27,4 @@ def test_each_search_line_names_the_index_alias_it_was_served_from(stores, setti
     log.flush()
     line = stores.get(index=settings.opensearch.searchlog_index, id=search_id)["_source"]
     assert line["alias"] == settings.opensearch.index_alias
+    stores.indices.delete(index=index)

@@ -23,6 +23,12 @@ HOSTILE_ALIAS = f"hostile-{TEST_ALIAS}"  # not under TEST_ALIAS-*: index templat
 # Its own database: the session's in-thread worker (when other tests started it) must not take these tasks.
 HOSTILE_REDIS_DB = int(os.environ.get("EVIDENT_TEST_HOSTILE_REDIS_DB", (TEST_REDIS_DB + 5) % 16))
 SOURCES = ("hostile", "c1/site", "c2/site", "acl-site")  # each given to the ingest on its own, as a user would
+
+
+def source_name(folder: str) -> str:
+    """The ``--source`` a user gives each folder: ``c1/site`` and ``c2/site`` share a folder name, which
+    ``evident ingest`` refuses to give two folders."""
+    return folder.replace("/", "-")
 # Seconds a job may go without any file finishing before it counts as stalled: no task outlives the worker's
 # hard time limit, and a killed one is recorded within the visibility margin the app adds to it.
 QUIET_MARGIN = 120
@@ -151,7 +157,7 @@ def queue_source(worker: WorkerProcess, jobs, run: Run, source: str, quiet: floa
     from workers.folder import discover
     from workers.submit import queue_files
 
-    found, errors, skipped = discover([str(run.root / source)])
+    found, errors, skipped = discover([str(run.root / source)], source_name(source))
     run.records += [{"file": str(e.path), "path": str(e.path), "reason": e.reason} for e in errors]
     run.records += [{"file": str(p), "path": str(p), "reason": ""} for p in skipped]
     job_id = queue_files(worker.app, jobs, found, force=force)
@@ -348,7 +354,7 @@ def test_pruning_one_source_leaves_the_other_alone(hostile_run, hostile_worker, 
     stores.indices.refresh(index=hostile_settings.opensearch.index_alias)
     assert hits(stores, hostile_settings, "hprunedword"), "the extra page was not indexed"
     (folder / "extra.html").unlink()
-    prune(hostile_jobs, stores, hostile_settings, [str(folder)], discover([str(folder)])[0])
+    prune(hostile_jobs, stores, hostile_settings, [str(folder)], discover([str(folder)], "c2-site")[0], "c2-site")
     stores.indices.refresh(index=hostile_settings.opensearch.index_alias)
     assert not hits(stores, hostile_settings, "hprunedword"), "the page gone from c2/site stayed in the index"
     lost = [case.path for case in hostile_run.cases if case.path.startswith(("c1/", "c2/"))
