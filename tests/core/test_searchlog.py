@@ -19,6 +19,7 @@ def test_a_search_whose_answer_matches_nothing_well_counts_as_zero_hit(stores, s
     assert zero.get("who approved the quaymaster release") == 1 and zero.get("zzzz-nothing") == 1
     assert "wann verfällt der resturlaub" not in zero
     assert "who approved the quaymaster release" not in dict(summary["no_click"])
+    stores.indices.delete(index=index)
 
 
 def test_each_search_line_names_the_index_alias_it_was_served_from(stores, settings):
@@ -27,4 +28,3 @@ def test_each_search_line_names_the_index_alias_it_was_served_from(stores, setti
     log.flush()
     line = stores.get(index=settings.opensearch.searchlog_index, id=search_id)["_source"]
     assert line["alias"] == settings.opensearch.index_alias
-    stores.indices.delete(index=index)
