@@ -231,7 +231,11 @@ def reindex(client: OpenSearch, settings: Settings, gate: Callable[[str], tuple[
     merge_segments(client, new)
     report = {"alias": alias, "from": old, "to": new, "documents": copied.get("total", 0), "swapped": True}
     if gate is not None:
-        report["swapped"], report["gate"] = gate(new)
+        try:
+            report["swapped"], report["gate"] = gate(new)
+        except BaseException:  # the evaluation failed: the copy, which no alias names, goes with it
+            client.indices.delete(index=new)
+            raise
         if not report["swapped"]:
             client.indices.delete(index=new)
             return report

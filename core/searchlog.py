@@ -61,7 +61,7 @@ class SearchLog:
         self._lock = threading.Lock()
 
     def search(self, query: str, took_ms: int, hits: int, lang: str, mode: str, caller: str = "",
-               session: str = "", verdict: str = "none") -> str:
+               session: str = "", verdict: str = "") -> str:
         """Queue one search line; returns its ``search_id`` for the clicks that follow. ``verdict``: the
         answer's (``search.verdict``)."""
         search_id = uuid.uuid4().hex
@@ -90,6 +90,8 @@ class SearchLog:
         """What a search owner acts on, over the last ``days``: searches and clicked searches, the top,
         zero-hit (``ZERO_HIT``) and no-click queries, and how many searches had their first click at each rank."""
         since = {"range": {"at": {"gte": f"now-{days}d"}}}
+        if self.alias:  # one index's console shows that index's searches, whatever else shares the log
+            since = {"bool": {"filter": [since, {"term": {"alias": self.alias}}]}}
         queries = {"terms": {"field": "q.raw", "size": QUERIES_LISTED}}
         aggs = {"top": queries,
                 "zero_hit": {"filter": ZERO_HIT, "aggs": {"q": queries}},

@@ -53,8 +53,15 @@ fi
 
 # axe-core, which the page tests inject into headless Chromium to check accessibility: the version the lock file
 # pins, from the npm registry (a JavaScript file; no browser is downloaded). Without npm those tests cannot run.
-if command -v npm >/dev/null 2>&1; then
+if ! command -v npm >/dev/null 2>&1; then  # machines with Node.js from elsewhere have its npm; others get Debian's
+  echo "bootstrap: installing npm"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+axe_stamp=tests/browser/node_modules/.evident-installed
+axe_want=$(sha1sum tests/browser/package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$axe_stamp" 2>/dev/null)" != "$axe_want" ]; then  # npm ci only when the lock changed
   (cd tests/browser && npm ci --no-audit --no-fund --silent)
-else
-  echo "bootstrap: npm not found; the accessibility tests (axe-core) cannot run"
+  echo "$axe_want" > "$axe_stamp"
 fi

@@ -191,7 +191,12 @@ def judge(found: Group, terms: list[tuple[float, set[str]]], top_pages: list[lis
 
 
 def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]]) -> list[Judgement]:
-    """A judgement per group, in their order."""
+    """A judgement per group, in their order; a group given twice (the first result, also the first shown on
+    page 1) is judged once."""
     terms, top_pages = question_terms(query), list_pages(ranked_lists)
-    return [judge(found, terms, top_pages) for found in groups]
+    judged: dict[int, Judgement] = {}
+    for found in groups:
+        if id(found) not in judged:
+            judged[id(found)] = judge(found, terms, top_pages)
+    return [judged[id(found)] for found in groups]
 

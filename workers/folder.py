@@ -107,6 +107,8 @@ def inside(root: Path, folder: Path, name: str) -> Path:
         pass  # not there: the caller says what a missing file means to it
     except PathRefused as refused:
         raise ValueError(f"{name!r} is {refused}; not read") from refused
+    except OSError as exc:  # a file on the way used as a folder, a folder it may not enter
+        raise ValueError(f"{name!r} cannot be looked at ({exc.strerror}); not read") from exc
     return path
 
 

@@ -95,11 +95,6 @@ class PdfSource:
             raise ParseError(file.name, f"none of its {len(pages)} page(s) could be read ({unreadable[0]})")
         errors.extend(f"{problem}; the page skipped" for problem in unreadable)
         errors.extend(ocr.notes)
-        meta = doc.metadata or {}
-        if meta.get("encryption"):  # a PDF that needs a password to open was refused by ``_open``
-            copying = "" if doc.permissions & pymupdf.PDF_PERM_COPY else ", though its permissions forbid copying it"
-            errors.append(f"encrypted ({meta['encryption']}) with an owner password only, which restricts what "
-                          f"readers may do but is not needed to open it: its text read and kept{copying}")
 
         drop_running_lines(pages)
         words = vocabulary(item.text for page in pages for item in page.items if isinstance(item, Line))
@@ -111,6 +106,11 @@ class PdfSource:
             found = "; ".join(errors[:_REASONS_SHOWN])
             raise ParseError(file.name, f"no text on any of its {len(pages)} page(s)" + (f" ({found})" if found else
                                         " (no text layer, and no page mostly an image for OCR to read)"))
+        meta = doc.metadata or {}
+        if meta.get("encryption"):  # one that needs a password to open was refused by ``_open``
+            copying = "" if doc.permissions & pymupdf.PDF_PERM_COPY else ", though its permissions forbid copying it"
+            errors.append(f"encrypted ({meta['encryption']}) with an owner password only, which restricts what "
+                          f"readers may do but is not needed to open it: its text read and kept{copying}")
         errors = [f"{file.name}: {error}" for error in errors]
 
         title = file.title or _metadata_title(meta.get("title")) or headings.title or PurePosixPath(file.name).stem

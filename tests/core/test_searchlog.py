@@ -28,3 +28,18 @@ def test_each_search_line_names_the_index_alias_it_was_served_from(stores, setti
     log.flush()
     line = stores.get(index=settings.opensearch.searchlog_index, id=search_id)["_source"]
     assert line["alias"] == settings.opensearch.index_alias
+
+
+def test_a_console_counts_only_its_own_alias_searches(stores, settings):
+    index = f"{settings.opensearch.searchlog_index}-two-aliases"
+    stores.indices.delete(index=index, ignore_unavailable=True)
+    mine, other = SearchLog(stores, index, "intranet-a"), SearchLog(stores, index, "intranet-b")
+    mine.search("where is the canteen", 3, hits=2, lang="en", mode="hybrid", verdict="strong")
+    other.search("where is the canteen", 3, hits=0, lang="en", mode="hybrid", verdict="none")
+    other.search("quarterly figures", 3, hits=4, lang="en", mode="hybrid", verdict="strong")
+    for log in (mine, other):
+        log.flush()
+    stores.indices.refresh(index=index)
+    summary = mine.summary(days=1)
+    assert summary["searches"] == 1 and summary["zero_hit"] == [] and summary["top"] == [["where is the canteen", 1]]
+    stores.indices.delete(index=index)

@@ -89,3 +89,13 @@ def test_index_targets_are_read_only_inside_the_folder(tmp_path):
     assert [t.name for t in targets] == [PART] and targets[0].source == folder.name
     assert problems == [f"index target refused: '../outside.html' climbs out of its folder with '..'; only files "
                         f"inside {folder.resolve()} are read"]
+
+
+
+def test_a_target_named_through_a_file_is_a_refusal_naming_it(tmp_path):
+    from workers.folder import inside
+
+    (tmp_path / PART).write_bytes(builders.book_pdf(PART))
+    with pytest.raises(ValueError) as refused:  # the part named as if it were a folder: not an OSError escaping
+        inside(tmp_path, tmp_path, f"{PART}/inner.pdf")
+    assert str(refused.value) == f"'{PART}/inner.pdf' cannot be looked at (Not a directory); not read"

@@ -38,6 +38,7 @@ class StoredFrontier(Frontier):
         self.run = run
 
     def advance(self, visited: str | None, found: Iterable[str], requested: bool = False) -> list[str]:
+        self.run.check_cancelled()  # a request that outlived the removal writes no frontier back
         new = super().advance(visited, found, requested)
         self.run.listed(len(new))
         self.run.store.advance_frontier(self.run.name, visited is not None, new, self.pages_left)
@@ -78,6 +79,7 @@ class SiteSync(SyncRun):
         return True
 
     def apply(self, event, record: dict | None) -> None:
+        self.check_cancelled()  # nor any page's state
         if isinstance(event, Fetched):
             self.fetched(event, record)
         elif isinstance(event, Unchanged):
