@@ -61,4 +61,6 @@ def test_main_rewrites_a_document_from_a_folder_of_json(tmp_path):
 
 def test_the_ranking_document_has_its_markers():
     doc = (ROOT / "docs" / "ranking.md").read_text(encoding="utf-8")
-    assert figures.rewrite(doc, "table").count("table") >= 1
+    assert doc.count(figures.START) == 1 and doc.count(figures.END) == 1
+    assert doc.index(figures.START) < doc.index(figures.END)
+    assert f"{figures.START}\nNEW TABLE\n{figures.END}" in figures.rewrite(doc, "NEW TABLE")
