@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from core.settings import PROJECT_ROOT, Settings, load_settings
+from tests.standins import SHUTDOWN_POLL
 
 SAMPLES = PROJECT_ROOT / "samples"
 HARBORLANE = PROJECT_ROOT / "evalsets" / "harborlane"  # a whole wiki of our own: 28 Confluence pages
@@ -139,7 +140,7 @@ class StandIn(http.server.BaseHTTPRequestHandler):
 def serving(handler: type[StandIn]):
     """Serve ``handler`` on a free loopback port for the block; yields its base URL."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL,), daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:

@@ -163,15 +163,16 @@ class Page:
         return reply["result"].get("value")
 
     def wait_for(self, condition, what: str):
-        """Look until ``condition`` (a JavaScript expression, or a function) is truthy; returns its value."""
+        """Look until ``condition`` (a JavaScript expression, or a function) is truthy; returns its value. The
+        first look comes at once: what the page already shows costs no wait for further events."""
         deadline = time.monotonic() + SHOWN_SECONDS
         while True:
-            self.browser.collect_events()
             value = self.evaluate(condition) if isinstance(condition, str) else condition()
             if value:
                 return value
             if time.monotonic() > deadline:
                 raise AssertionError(f"the page never showed: {what}")
+            self.browser.collect_events()
 
     def click(self, selector: str) -> None:
         """A mouse click in the middle of the element, as a person clicks it."""

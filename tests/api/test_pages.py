@@ -11,6 +11,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from tests.api.conftest import ADMIN, ADMIN_TOKEN
+from tests.standins import SHUTDOWN_POLL
 from tests.standins.site import SiteStandIn
 
 SYNC_WAIT = 300  # seconds for a two-page site through the session's worker (its first page loads the models)
@@ -20,7 +21,7 @@ SYNC_WAIT = 300  # seconds for a two-page site through the session's worker (its
 def serving(wsgi_app):
     """``wsgi_app`` on a loopback port; yields its base URL."""
     server = make_server("127.0.0.1", 0, wsgi_app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL,), daemon=True).start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
 

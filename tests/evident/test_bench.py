@@ -14,6 +14,8 @@ BENCH_ALIAS = f"{TEST_ALIAS}_bench"  # not "<alias>-...", which the test alias's
 TINY_CORPUS = [SAMPLES / "wiki" / "pages" / "4456449.json", SAMPLES / "wiki" / "pages" / "4522017.json",
                SAMPLES / "pdf" / "field-service-manual.pdf"]
 SCALE = 150  # evidence in the throwaway index: a few copies of the tiny corpus
+# One gunicorn worker per API the bench starts: each loads the models, and the figures need only one to answer.
+API_WORKERS = 1
 NUMBER = r"\d+(?:\.\d+)?"
 
 
@@ -23,6 +25,7 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
     monkeypatch.setenv("EVIDENT_OPENSEARCH_INDEX_ALIAS", BENCH_ALIAS)
     monkeypatch.setenv("EVIDENT_REDIS_URL", f"redis://127.0.0.1:{settings.services.redis_port}/{BENCH_REDIS_DB}")
     monkeypatch.setenv("EVIDENT_SERVICES_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("EVIDENT_SERVICES_API_WORKERS", str(API_WORKERS))
     try:
         code = main(["bench", "--corpus", *map(str, TINY_CORPUS), "--questions", str(questions),
                      "--searches", "6", "--scale", str(SCALE)])

@@ -69,25 +69,30 @@ def test_missing_path_is_an_error():
     assert result.returncode == 1 and "/no/such/folder" in result.stderr
 
 
-def test_every_command_has_help():
+def test_every_command_has_help(capsys):
+    """In the test process, not a new one importing the CLI again per command; ``python -m evident.cli`` itself
+    is run by the test above."""
+    from evident.cli import main
+
     for command in ("services", "init", "reindex", "parse", "ingest", "worker", "serve", "search", "eval", "demo",
                     "jobs"):
-        result = evident(command, "--help")
-        assert result.returncode == 0 and "usage: evident" in result.stdout, command
+        with pytest.raises(SystemExit) as exited:
+            main([command, "--help"])
+        assert exited.value.code == 0 and "usage: evident" in capsys.readouterr().out, command
 
 
 def index_env(settings) -> dict:
     return {"EVIDENT_OPENSEARCH_INDEX_ALIAS": settings.opensearch.index_alias, "EVIDENT_REDIS_URL": settings.redis.url}
 
 
-def test_search_prints_json_hits(sample_corpus, settings):
-    result = evident("search", "TS-E4471", "--json", "-k", "3", env=index_env(settings))
+def test_search_prints_json_hits(sample_corpus, settings, evident_here):
+    result = evident_here("search", "TS-E4471", "--json", "-k", "3", env=index_env(settings))
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["hits"][0]["url"].endswith("Runbook%3A+Telemetry+Gateway+Alarms") and len(data["hits"]) <= 3
 
 
-def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, settings, tmp_path):
+def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, settings, tmp_path, evident_here):
     import shutil
 
     folder = tmp_path / "manuals"
@@ -95,16 +100,16 @@ def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, se
     (folder / "manifest.json").write_text('{"base": "https://files.example.org/manuals/"}', encoding="utf-8")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "a.pdf")
     shutil.copy(SAMPLES / "pdf" / "field-service-manual.pdf", folder / "b.pdf")
-    first = evident("ingest", str(folder), env=index_env(settings))
+    first = evident_here("ingest", str(folder), env=index_env(settings))
     assert first.returncode == 0, first.stderr
     assert "2 indexed, 0 unchanged, 0 failed" in first.stderr
     (folder / "b.pdf").unlink()
-    second = evident("ingest", "--prune", str(folder), env=index_env(settings))
+    second = evident_here("ingest", "--prune", str(folder), env=index_env(settings))
     assert second.returncode == 0, second.stderr
     assert "removed manuals/b.pdf: gone from its folder" in second.stderr
     assert "0 indexed, 1 unchanged, 0 failed" in second.stderr
     (folder / "a.pdf").unlink()
-    emptied = evident("ingest", "--prune", str(folder), env=index_env(settings))
+    emptied = evident_here("ingest", "--prune", str(folder), env=index_env(settings))
     assert emptied.returncode == 0, emptied.stderr
     assert "removed manuals/a.pdf" in emptied.stderr and "pruned 1 files" in emptied.stderr
 
@@ -121,11 +126,11 @@ def test_readme_documents_every_command():
     assert documented == set(subparsers.choices)
 
 
-def test_reindex_swaps_the_alias_and_keeps_every_evidence(sample_corpus, stores, settings):
+def test_reindex_swaps_the_alias_and_keeps_every_evidence(sample_corpus, stores, settings, evident_here):
     alias = settings.opensearch.index_alias
     before_index = sorted(stores.indices.get_alias(name=alias))
     before_count = stores.count(index=alias)["count"]
-    result = evident("reindex", env=index_env(settings))
+    result = evident_here("reindex", env=index_env(settings))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     after_index = sorted(stores.indices.get_alias(name=alias))

@@ -1,4 +1,5 @@
-"""``evident eval``: the figures, and a questions file scored through the CLI against the real services."""
+"""``evident eval``: the figures, and a questions file scored through the CLI against the real services (the CLI run
+in the test process: each command skips Python's start and the imports of torch, spaCy and the rest)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +9,7 @@ import pytest
 
 from evident.evaluation import figures, first_gold_rank, format_misses, in_split, split_of
 from search.searcher import SearchRequest, Searcher, Turn
-from tests.evident.test_cli import evident, index_env
+from tests.evident.test_cli import evident_here, index_env  # noqa: F401 - the in-process command fixture
 from tests.search.test_searcher import _PrefersTitle  # a stand-in cross-encoder that knows one page is the answer
 from tests.test_samples import facts_table
 
@@ -24,7 +25,7 @@ def test_the_first_gold_page_counts_once_per_page_and_a_pdf_page_apart():
     assert figures([1, 3, None, 6]).as_dict() == {"n": 4, "p_at_1": 0.25, "hit_at_5": 0.5, "mrr": 0.375}
 
 
-def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
+def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path, evident_here):
     facts = facts_table()
     lines = []
     for n, fact in enumerate(facts):
@@ -39,7 +40,7 @@ def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
                              "gold_urls": ["https://nowhere.example.org/page"], "complexity": "simple"}))
     path = tmp_path / "questions.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8")
-    result = evident("eval", str(path), "--json", env=index_env(settings))
+    result = evident_here("eval", str(path), "--json", env=index_env(settings))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     n = len(facts) + 1
@@ -51,10 +52,10 @@ def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path):
     assert report["restricted"] == {"n": restricted, "leaks": 0}
 
 
-def test_eval_names_a_broken_questions_file(tmp_path):
+def test_eval_names_a_broken_questions_file(tmp_path, evident_here):
     path = tmp_path / "q.jsonl"
     path.write_text('{"id": 1}\nnot json\n', encoding="utf-8")
-    result = evident("eval", str(path))
+    result = evident_here("eval", str(path))
     assert result.returncode == 1 and "q.jsonl:2" in result.stderr
 
 
@@ -68,7 +69,8 @@ def test_conversations_split_into_two_fixed_halves_by_their_id():
         in_split(questions, "train")
 
 
-def test_eval_compares_the_conversation_state_with_the_baseline_on_one_half(sample_corpus, settings, tmp_path):
+def test_eval_compares_the_conversation_state_with_the_baseline_on_one_half(sample_corpus, settings, tmp_path,
+                                                                             evident_here):
     runbook = next(f for f in facts_table() if f["Kind"] == "rare error code")["Expected URL"]
     turns = [("What does the error TS-E4471 mean?", 1), ("and how do I fix it?", 2)]
     path = tmp_path / "conversation.jsonl"
@@ -76,20 +78,20 @@ def test_eval_compares_the_conversation_state_with_the_baseline_on_one_half(samp
                                           "completed_question": text, "lang": "en", "gold_urls": [runbook],
                                           "answer_source": "passage"}) for text, turn in turns), encoding="utf-8")
     for mode in ("state", "prev-question"):
-        result = evident("eval", str(path), "--field", "question", "--conversation", mode, "--json",
+        result = evident_here("eval", str(path), "--field", "question", "--conversation", mode, "--json",
                          env=index_env(settings))
         assert result.returncode == 0, result.stderr
         report = json.loads(result.stdout)
         assert report["p_at_1"] == 1.0 and report["by_split"] == {split_of("c1"): report["by_split"][split_of("c1")]}
     other = "holdout" if split_of("c1") == "tune" else "tune"
     for split, n in ((split_of("c1"), 2), (other, 0)):
-        result = evident("eval", str(path), "--split", split, "--json", env=index_env(settings))
+        result = evident_here("eval", str(path), "--split", split, "--json", env=index_env(settings))
         assert result.returncode == 0, result.stderr
         assert json.loads(result.stdout)["n"] == n
 
 
 def test_eval_misses_say_what_each_list_and_prior_added_to_the_gold_and_the_first_page(sample_corpus, settings,
-                                                                                        tmp_path):
+                                                                                        tmp_path, evident_here):
     facts = [f for f in facts_table() if f["Visible to"] == "everyone"]
     asked, other = facts[0], next(f for f in facts if f["Expected URL"] != facts[0]["Expected URL"])
     lines = [{"id": "hit", "conv_id": "c1", "turn": 1, "question": asked["Query"],
@@ -100,7 +102,7 @@ def test_eval_misses_say_what_each_list_and_prior_added_to_the_gold_and_the_firs
               "gold_urls": ["https://nowhere.example.org/page"]}]
     path = tmp_path / "questions.jsonl"
     path.write_text("\n".join(json.dumps(q) for q in lines), encoding="utf-8")
-    result = evident("eval", str(path), "--field", "question", "--misses", "--json", env=index_env(settings))
+    result = evident_here("eval", str(path), "--field", "question", "--misses", "--json", env=index_env(settings))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["n"] == 3 and report["p_at_1"] == round(1 / 3, 4)  # the report's own fields stay

@@ -16,6 +16,7 @@ import requests
 
 from evident.bench import free_port
 from evident.server import cores
+from tests.evident.test_cli import evident_here  # noqa: F401 - the in-process command fixture
 
 START_TIMEOUT = 300  # seconds: each gunicorn worker loads the embedding model on 2 busy cores
 HEALTH_TIMEOUT = 5  # seconds one health check may take: a loaded worker answers in milliseconds
@@ -65,13 +66,13 @@ def test_serve_runs_a_worker_process_per_core(served):
     assert len(children) == cores(), log.read_text()
 
 
-def test_search_through_the_api_answers_like_the_search_here(served):
+def test_search_through_the_api_answers_like_the_search_here(served, evident_here):
     _server, env, _log = served
     through_api = evident("search", QUERY, "--api", "--json", "-k", "3", env=env)
     assert through_api.returncode == 0, through_api.stderr
     answer = json.loads(through_api.stdout)
     assert "search_id" in answer  # only the API logs a search and names it
-    here = json.loads(evident("search", QUERY, "--json", "-k", "3", env=env).stdout)
+    here = json.loads(evident_here("search", QUERY, "--json", "-k", "3", env=env).stdout)
     assert [h["url"] for h in answer["hits"]] == [h["url"] for h in here["hits"]]
     assert answer["hits"][0]["url"].endswith(RUNBOOK_URL_END)
 

@@ -25,7 +25,7 @@ import mimetypes
 import re
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlencode, urlsplit
@@ -33,10 +33,11 @@ from urllib.parse import quote, quote_plus, urlencode, urlsplit
 from flask import Flask, Response, request
 from werkzeug.serving import WSGIRequestHandler, make_server
 
+from tests.standins import SHUTDOWN_POLL
+
 CONTEXT_PATHS = {"cloud": "/wiki", "data-center": ""}  # Cloud's API hangs under /wiki; a DC here at the root
 DEFAULT_LIMIT = 25  # Confluence's page size when a request names none
 MAX_LIMIT = 100  # Confluence caps ``limit`` silently; so does the stand-in, so a client must follow next links
-SHUTDOWN_POLL = 0.05  # seconds between the server's looks for a stop: a test's teardown waits this long
 EXPANDABLE = ("body", "ancestors", "version", "space", "metadata", "restrictions", "history")
 TOKEN = "stand-in-token-4f2a9c"
 USER = "evident-sync@example.com"
@@ -147,6 +148,7 @@ class Logged:
     path: str  # below the context path: /rest/api/content/search
     query: dict[str, str]
     status: int
+    at: float = field(default_factory=time.monotonic)  # when it was answered: the waits between requests show
 
 
 @dataclass

@@ -15,7 +15,8 @@ import threading
 from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
-SHUTDOWN_POLL = 0.05  # seconds between the server's looks for a stop
+from tests.standins import SHUTDOWN_POLL
+
 
 
 class QuietHandler(WSGIRequestHandler):

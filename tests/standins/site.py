@@ -23,6 +23,7 @@ from werkzeug.serving import WSGIRequestHandler, make_server
 from werkzeug.wrappers import Request, Response
 
 from tests.conftest import SAMPLES
+from tests.standins import SHUTDOWN_POLL
 
 HANDBOOK_PDF = SAMPLES / "pdf" / "field-service-manual.pdf"  # served as files/employee-handbook.pdf
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -57,7 +58,7 @@ class SiteStandIn:
         self._server = make_server("127.0.0.1", 0, self._app, threaded=True, request_handler=QuietHandler)
         self.port = self._server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, args=(SHUTDOWN_POLL,), daemon=True)
 
     def __enter__(self) -> SiteStandIn:
         self._thread.start()

@@ -89,7 +89,9 @@ class WorkerProcess:
                                         env=env, start_new_session=True)
         self._samplers.append(RssSampler(self.process.pid))  # start_new_session: its group id is its pid
         deadline = time.monotonic() + WORKER_READY
-        while not self.app.control.ping(timeout=1):
+        # limit=1: the answer of the one worker on this broker ends the wait (without it, every ping waits its
+        # whole timeout for others)
+        while not self.app.control.ping(timeout=1, limit=1):
             assert self.process.poll() is None, "the worker process exited"
             assert time.monotonic() < deadline, "the worker did not answer in time"
         self.idle_rss_bytes = group_rss_bytes(self.process.pid)

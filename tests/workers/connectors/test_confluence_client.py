@@ -151,11 +151,20 @@ def test_a_wrong_token_is_an_auth_error_that_never_shows_the_token(wiki):
 
 
 def test_a_429_every_second_request_still_yields_every_page(client, wiki):
-    wiki.fail_every(2, status=429, retry_after=1)
+    wiki.fail_every(2, status=429, retry_after=0)  # asking for no wait: the retries, not the waits, are shown
     refs = listed(client)
     assert sorted(r.id for r in refs) == sorted(WIKI_PAGES)
     throttled = [e for e in wiki.log if e.status == 429]
     assert len(throttled) >= 2 and len(wiki.log) == client.requests_made + len(throttled)
+
+
+def test_a_429_is_retried_only_after_the_wait_its_retry_after_asks(client, wiki):
+    wiki.fail_every(2, status=429, retry_after=1)
+    for page_id in (RELEASE_REPORT, ESCALATION):
+        assert json.loads(client.page_json(page_id))["id"] == page_id
+    assert [e.status for e in wiki.log] == [200, 429, 200]
+    throttled, retried = wiki.log[1], wiki.log[2]
+    assert retried.at - throttled.at >= 1.0  # the client waited as asked, not at once
 
 
 def test_500s_are_retried(client, wiki):
