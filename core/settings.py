@@ -211,6 +211,13 @@ class SearchConfig:
     # fresh ingests, 0.3 lost a near tie of questions.jsonl raw (a twin page 0.002 ahead) and 0.2 lost nothing.
     multilingual_weight: Annotated[float, Field(ge=0)] = 0.2
     multilingual_pages: Annotated[int, Field(gt=0)] = 10  # 5 and 20 simulated the same
+    # A question in another language than the embedder's: weight in the fusion of the k-NN list of its
+    # multilingual vector over every leaf evidence (``retrievers.cross_lingual_retriever``), so an English page
+    # that shares no word with a German question can rank; 0 leaves the list out. Needs the multilingual stage's
+    # model (``multilingual_weight`` above 0). 0.3, the context view's weight, gained German turns on the German
+    # development set's tune half (evalsets/README.md) and lost one German turn in all the other files (bench
+    # conversations raw; docs/ranking.md).
+    cross_lingual_weight: Annotated[float, Field(ge=0)] = 0.3
     # Near-duplicate pages (a "Copy of", the same page in a personal space) shown as one result, copies under it.
     collapse_duplicates: bool = True
     # Of 64 SimHash bits (Manku et al. 2007 used 3 on long web pages). Measured on the bench's pages (~250 words):

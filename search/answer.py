@@ -1,42 +1,86 @@
-"""The answer card: the one piece of evidence that answers the question, shown above the results, without an LLM.
+"""The answer card: the one unit of evidence that answers the question, shown above the results, without an LLM.
 
-Only for an answer whose verdict is strong (``search.verdict``): a wrong card costs more than none. The card is a
-unit that holds its answer whole, written beside what it answers: a table row (its header names what each value
-is) or a definition (its term and its meaning). A sentence, list item or page fact holding the question's words
-restates the question as often as it answers it (the sentence beside the answer, "Download your backup codes."
-for "how many backup codes"), so those are never cards. Of the first page's best evidence, the unit holding the
-most of the question's content (``search.verdict.coverage``, read with the page's title and the unit's headings,
-then of what those leave open) wins; the better ranked evidence first on a tie. The card is shown when that unit
-holds at least ``CARD_MIN_COVERAGE`` of the question, its own words ``CARD_MIN_OWN`` of what title and headings leave
-open, and it is short enough to read at a glance.
+Only for an answer whose verdict is strong (``search.verdict``): a wrong card costs more than none. The units are
+those of the first page's best evidence (``CARD_EVIDENCE``): a table row and a definition whole, every other
+evidence (a passage, a list, a note, a PDF page, the page's facts) by its sentences and list items
+(``text.sentences``). Each unit is scored by how well it answers:
+
+- ``closeness``: how close the unit comes to the question in the embedder, read from the sentence view the worker
+  embedded (``search.sentences.unit_closeness``), against the closest unit of the page;
+- ``coverage``: how much of the question's content the unit holds, read with the page's title and the unit's
+  headings (``search.verdict.coverage``);
+- what it adds: the content words of the unit that no term of the question holds (a date, a number, a name, a
+  value). An answer tells what the question asks; a unit that restates the question adds nothing.
+
+The best unit is the card when its score reaches ``CARD_MIN_SCORE`` and leads the next unit by ``CARD_MIN_MARGIN``:
+two units that answer about as well leave the card unsure.
 
 A table row shows as its header and values ("Machine: Orbis EdgeBox E3 · BIOS: E3.24"), a definition as its term
-and meaning.
+and meaning, a sentence, list item or page fact as written.
 
-May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.grouping``, ``search.verdict`` and ``text``.
+May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.grouping``, ``search.query``,
+``search.sentences``, ``search.verdict`` and ``text``.
 """
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from opensearchpy.exceptions import OpenSearchException
 
 from core.urls import safe_link
 from ingest import evidence as kinds
 from search.grouping import Group
+from search.query import words
 from search.schema import Answer
-from search.verdict import STRONG, Judgement, coverage
+from search.sentences import unit_closeness, unit_query
+from search.verdict import STRONG, Judgement, coverage, fold
+from text.sentences import split_sentences
+from text.stopwords import stopwords
 
-# The unit must hold this share of the question's weighted content terms: below it the row or definition is the
-# question's neighbour on the same page (another machine, another term) too often for a card.
-CARD_MIN_COVERAGE = 0.85
-# The unit's own words must hold this share of what the title and headings leave open: a unit that only sits under
-# the title's words answers nothing (and a question its title holds whole has no unit telling the answer apart).
-CARD_MIN_OWN = 0.5
-CARD_MAX_CHARS = 400  # about five lines of the card: longer is a paragraph, not an answer
+log = logging.getLogger(__name__)
+
 CARD_EVIDENCE = 5  # the first page's evidence searched for the unit: the page's best; lower ones rarely answer
-# Card kinds by evidence kind: the units that hold their answer beside what it answers.
-CARD_KINDS = {kinds.TABLE_ROW: "table_row", kinds.TERM: "definition"}
+CARD_MAX_CHARS = 400  # about five lines of the card: longer is a paragraph, not an answer
+# The score's parts, in units of closeness (the embedder's score, about 0.6 to 0.95 for a page's sentences), fitted
+# on the tune halves of the bench's question files (``evident eval --split tune``): a unit holding the whole question
+# gains 0.75, one adding ``ADDED_WORDS`` words 0.2, one a tenth of closeness behind the page's closest loses 0.1.
+CLOSENESS_WEIGHT = 1.0
+COVERAGE_WEIGHT = 0.75
+ADDED_WEIGHT = 0.2
+# Content words a unit adds beyond the question that count in full: an answer adds a value or a name, a few words;
+# more is a longer unit, not a better answer.
+ADDED_WORDS = 4
+# A unit the sentence view has no vector for (a PDF page's sentence, a piece under three words) counts as this far
+# below the page's closest unit (when any has one): a small gap, as the fit preferred.
+UNEMBEDDED_GAP = 0.05
+# Below this score, no card: with ``CARD_MIN_MARGIN`` the cut that showed the most right cards on the tune halves
+# while keeping wrong ones under one in ten of those shown.
+CARD_MIN_SCORE = 0.74
+# The best unit's lead over the next: two units answering alike (a neighbour row, the same fact said twice) leave
+# the card unsure.
+CARD_MIN_MARGIN = 0.15
+# Card kinds by evidence kind: a row and a definition hold their answer whole; the rest answer by a sentence.
+CARD_KINDS = {kinds.TABLE_ROW: "table_row", kinds.TERM: "definition", kinds.PASSAGE: "sentence",
+              kinds.PANEL: "sentence", kinds.PDF_PAGE: "sentence", kinds.LIST: "list_item",
+              kinds.PAGE_FACTS: "page_fact"}
+WHOLE_KINDS = {kinds.TABLE_ROW, kinds.TERM}  # shown whole, never split into sentences
 _ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
 _ROW_PAIR = re.compile(r"^(.+?) is (.+)$", re.DOTALL)  # "Machine is Orbis EdgeBox E3"
+_LIST_MARK = re.compile(r"^(?:[-*•]|\[[ xX]\]|\d+[.)])\s+")  # a list item's bullet, number or task box
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A candidate answer: its text as the evidence writes it, the evidence, and its score's parts."""
+
+    text: str
+    source: dict  # the evidence's fields (``_source``)
+    closeness: float | None  # None: the sentence view has no vector for it
+    held: float  # the question's coverage by the unit with title and headings
+    added: int  # content words the question does not hold
 
 
 def row_text(text: str) -> str:
@@ -51,37 +95,109 @@ def row_text(text: str) -> str:
 
 
 def shown_text(kind: str, unit: str) -> str:
-    return row_text(unit) if kind == kinds.TABLE_ROW else " ".join(unit.split())
+    if kind == kinds.TABLE_ROW:
+        return row_text(unit)
+    return _LIST_MARK.sub("", " ".join(unit.split()))
 
 
-def best_unit(found: Group, terms: list[tuple[float, set[str]]]) -> tuple[tuple[float, float], dict] | None:
-    """The evidence of a card kind among ``found``'s first that holds the most of the question, as ((its coverage
-    with title and headings, its own words' coverage of what those leave open), the evidence); None without one."""
-    best: tuple[tuple[float, float], dict] | None = None
+def unit_texts(src: dict) -> list[str]:
+    """The units of an evidence: a row or definition whole, the rest by sentence (a list item is one), each
+    short enough for a card."""
+    text = src.get("text", "")
+    if src.get("kind", "") in WHOLE_KINDS:
+        pieces = [text]
+    else:
+        pieces = split_sentences(text, src.get("lang", "") or "en")
+    return [piece for piece in pieces if piece.strip() and len(piece) <= CARD_MAX_CHARS]
+
+
+def added_words(unit: str, terms: list[tuple[float, set[str]]], lang: str, asked: dict[str, bool]) -> int:
+    """How many content words of ``unit`` no term of the question holds: what the unit tells beyond the question.
+    ``asked``: word -> whether a term holds it, filled as the words are met (a page's units share most words)."""
+    stop = stopwords(lang or "en")
+    added = 0
+    for word in dict.fromkeys(words(fold(unit))):
+        if word in stop:
+            continue
+        if word not in asked:
+            asked[word] = coverage(terms, word) > 0
+        added += not asked[word]
+    return added
+
+
+def units(found: Group, terms: list[tuple[float, set[str]]],
+          close: dict[str, dict[str, float]]) -> list[Unit]:
+    """Each card-kind unit of ``found``'s first evidence with its score's parts; ``close``: evidence id ->
+    sentence -> closeness (``search.sentences.unit_closeness``)."""
+    out: dict[str, Unit] = {}  # by text: a sentence two evidence share (chunks overlap) is one unit, the first's
+    asked: dict[str, bool] = {}
     for item in found.items[:CARD_EVIDENCE]:
         src = item["_source"]
-        unit = src.get("text", "")
-        if src.get("kind", "") not in CARD_KINDS or len(unit) > CARD_MAX_CHARS:
+        if src.get("kind", "") not in CARD_KINDS:
             continue
         around = " ".join([src.get("title", ""), *(src.get("heading_path", []) or [])])
-        rest = [term for term in terms if coverage([term], around) < 1.0]  # what title and headings leave open
-        held = (coverage(terms, f"{around}\n{unit}"), coverage(rest, unit) if rest else 0.0)
-        if best is None or held > best[0]:
-            best = (held, src)
-    return best
+        by_sentence = close.get(src.get("id", ""), {})
+        for text in unit_texts(src):
+            if text in out:
+                continue
+            # a row's sentence view may cut it in several: its closest part counts
+            scores = [score for sentence, score in by_sentence.items() if sentence in text]
+            out[text] = Unit(text, src, max(scores) if scores else None, coverage(terms, f"{around}\n{text}"),
+                             added_words(text, terms, src.get("lang", ""), asked))
+    return list(out.values())
+
+
+def scored(found: Group, terms: list[tuple[float, set[str]]],
+           close: dict[str, dict[str, float]]) -> list[tuple[float, Unit]]:
+    """``found``'s units with their scores, best first (the better ranked evidence first on a tie)."""
+    found_units = units(found, terms, close)
+    embedded = [unit.closeness for unit in found_units if unit.closeness is not None]
+    closest = max(embedded, default=0.0)
+    out = []
+    for unit in found_units:
+        if unit.closeness is not None:
+            behind = closest - unit.closeness
+        else:  # without any vector (a search without k-NN) no unit is behind
+            behind = UNEMBEDDED_GAP if embedded else 0.0
+        score = (COVERAGE_WEIGHT * unit.held + ADDED_WEIGHT * min(unit.added, ADDED_WORDS) / ADDED_WORDS
+                 - CLOSENESS_WEIGHT * behind)
+        out.append((score, unit))
+    return sorted(out, key=lambda pair: -pair[0])
+
+
+def closeness_of(found: Group, vector: list[float] | None,
+                 search: Callable[[dict], dict] | None) -> dict[str, dict[str, float]]:
+    """The sentences of ``found``'s first evidence and their closeness to the question's ``vector``, by evidence id,
+    from the sentence view (``search.sentences.unit_query``, asked through ``search``); none without a vector, or
+    when OpenSearch does not answer (the card is then chosen without them, and the search goes on)."""
+    if vector is None or search is None:
+        return {}
+    sources = [item["_source"] for item in found.items[:CARD_EVIDENCE]]
+    try:
+        response = search(unit_query(vector, [src["id"] for src in sources]))
+    except OpenSearchException as exc:
+        log.warning("answer card: sentence closeness failed: %s", exc)
+        return {}
+    return unit_closeness(response, {src["id"]: src.get("title", "") for src in sources})
 
 
 def answer_card(found: Group | None, judgement: Judgement, terms: list[tuple[float, set[str]]],
-                files_base_url: str = "") -> Answer | None:
-    """The card of the first result ``found``, or None when its verdict is not strong or none of its evidence
-    of a card kind holds enough of the question."""
+                files_base_url: str = "", vector: list[float] | None = None,
+                search: Callable[[dict], dict] | None = None) -> Answer | None:
+    """The card of the first result ``found``, or None when its verdict is not strong or no unit of its evidence
+    answers clearly enough. The units' closeness to the question's ``vector`` is asked of the index through
+    ``search`` (without them: coverage and what a unit adds alone)."""
     if found is None or judgement.verdict != STRONG:
         return None
-    best = best_unit(found, terms)
-    if best is None or best[0][0] < CARD_MIN_COVERAGE or best[0][1] < CARD_MIN_OWN:
+    ranked = scored(found, terms, closeness_of(found, vector, search))
+    if not ranked:
         return None
-    _, src = best
-    return Answer(text=shown_text(src["kind"], src["text"]), kind=CARD_KINDS[src["kind"]],
+    best, unit = ranked[0]
+    runner_up = ranked[1][0] if len(ranked) > 1 else float("-inf")
+    if best < CARD_MIN_SCORE or best - runner_up < CARD_MIN_MARGIN:
+        return None
+    src = unit.source
+    return Answer(text=shown_text(src["kind"], unit.text), kind=CARD_KINDS[src["kind"]],
                   title=src.get("title", ""), url=safe_link(src["url"], files_base_url),
                   heading_path=list(src.get("heading_path", []) or []), evidence_id=src.get("id", ""),
                   confidence=judgement.confidence)

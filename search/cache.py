@@ -1,13 +1,16 @@
-"""``ExpiringCache``: answers of OpenSearch kept for a while, so most searches ask nothing again.
+"""``ExpiringCache``: answers of OpenSearch kept for a while, so most searches ask nothing again; ``KeptVectors``:
+a question's vectors embedded once.
 
 The search stages that look words up in the index (``analysis.FieldTokens``, ``vocabulary.CorpusWords``,
-``acronyms.AcronymExpander``) keep what they learned per index, and per caller's read groups where the answer
-depends on what the caller may read (the key says so). Hand-written rather than taken from a library: none of
-the project's dependencies has one (cachetools is not among them), and what the stages need is small: many keys
-read at once and many stored at once, each under one lock, with the OpenSearch request between them unlocked.
+``acronyms.AcronymExpander``, ``spelling.SpellingCorrector``'s term suggestions) keep what they learned per
+index, and per caller's read groups where the answer depends on what the caller may read (the key says so).
+Hand-written rather than taken from a library: none of the project's dependencies has one (cachetools is not
+among them), and what the stages need is small: many keys read at once and many stored at once, each under one
+lock, with the OpenSearch request between them unlocked.
 """
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Callable, Generic, Hashable, Iterable, TypeVar
@@ -44,3 +47,23 @@ class ExpiringCache(Generic[Key, Value]):
             for key, value in values.items():
                 self._entries.pop(key, None)  # stored again: the newest, the last to be forgotten
                 self._entries[key] = (value, now)
+
+
+class KeptVectors:
+    """Each text's vector from ``embed`` (texts -> their vectors, in order), embedded once and kept for the
+    process's life: a model's vector for a text never changes, and a question asked again (by anyone, or by the
+    same user paging on) then costs no embedding. Past ``size`` texts the oldest stored half is forgotten."""
+
+    def __init__(self, embed: Callable[[list[str]], list[list[float]]], size: int):
+        self._embed = embed
+        self._known: ExpiringCache[str, list[float]] = ExpiringCache(math.inf, size)
+
+    def of(self, texts: list[str]) -> list[list[float]]:
+        """The vector of each of ``texts``, in order; only the texts not kept yet are embedded, in one call."""
+        known = self._known.fresh(texts)
+        missing = [text for text in dict.fromkeys(texts) if text not in known]
+        if missing:
+            made = dict(zip(missing, self._embed(missing)))
+            self._known.store(made)
+            known |= made
+        return [known[text] for text in texts]

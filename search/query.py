@@ -61,6 +61,11 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _TOKEN.findall(text)]
 
 
+def distinct_words(text: str) -> set[str]:
+    """The distinct words of ``words``, each lower-cased once however often the text writes it (a long page's)."""
+    return {w.lower() for w in set(_TOKEN.findall(text))}
+
+
 def content_tokens(text: str, lang: str, lemmatizer: Lemmatizer) -> list[Token]:
     """The query's words that are not stop words.
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from opensearchpy import OpenSearch
 
-from core.index import ACL_LEVEL_FIELDS, NESTED_ACL_PATH, NO_READER, VECTOR_FIELDS
+from core.index import ACL_LEVEL_FIELDS, MULTILINGUAL_FIELD, NESTED_ACL_PATH, NO_READER, VECTOR_FIELDS
 from core.settings import SearchConfig
 from ingest import evidence as kinds
 from search.fusion import READING_PREFIX, query_name
@@ -52,6 +52,7 @@ TRANSLATION_DOUBT_FREE = 1.0
 # comes back short is asked again with the filters inside: ``Retriever.fallback``).
 KNN_OVERSAMPLE = 2
 KNN_MAX_K = 10_000  # the largest k the k-NN plugin takes
+CROSS_LINGUAL_LIST = "dense_multilingual"  # the cross-lingual k-NN list's name in an explained search
 
 
 @dataclass
@@ -63,6 +64,7 @@ class Retriever:
     weight: float
     lexical: bool  # BM25
     fallback: dict | None = None
+    name: str = ""  # the list's name in an explained search; empty: named by its place (``Searcher``'s list_names)
 
 
 def acl_filter(principals: list[str]) -> dict:
@@ -173,10 +175,9 @@ def baseline_query(text: str, filters: list[dict]) -> dict:
                      "filter": [*filters, {"terms": {"kind": [kinds.PAGE, kinds.PDF_PAGE]}}]}}
 
 
-def knn_query(view: str, vector: list[float], k: int, filters: list[dict], inside: bool = True) -> dict:
-    """The ``k`` nearest evidence the filters admit: filtered inside the graph search, or after a search
-    for ``KNN_OVERSAMPLE`` times as many."""
-    field = VECTOR_FIELDS[view]
+def knn_query(field: str, vector: list[float], k: int, filters: list[dict], inside: bool = True) -> dict:
+    """The ``k`` nearest evidence to ``vector`` in the vector ``field`` the filters admit: filtered inside the
+    graph search, or after a search for ``KNN_OVERSAMPLE`` times as many."""
     if inside:
         return {"knn": {field: {"vector": vector, "k": k, "filter": {"bool": {"filter": filters}}}}}
     return {"bool": {"must": {"knn": {field: {"vector": vector, "k": min(KNN_MAX_K, k * KNN_OVERSAMPLE)}}},
@@ -200,11 +201,32 @@ def knn_retrievers(vectors: list[list[float]], foreign: bool, views: tuple[str, 
     for i, vector in enumerate(vectors):
         share = cfg.translation_dense_share if i else (cfg.foreign_dense_share if foreign else 1.0)
         for view in views:
-            inside = knn_query(view, vector, k, filters)
-            out.append(Retriever(knn_query(view, vector, k, filters, inside=False) if filter_after else inside,
-                                 getattr(cfg, f"{view}_weight") * share, False,
+            inside = knn_query(VECTOR_FIELDS[view], vector, k, filters)
+            out.append(Retriever(knn_query(VECTOR_FIELDS[view], vector, k, filters, inside=False) if filter_after
+                                 else inside, getattr(cfg, f"{view}_weight") * share, False,
                                  fallback=inside if filter_after else None))
     return out
+
+
+def cross_lingual_retriever(vector: list[float], k: int, filters: list[dict], weight: float,
+                            filter_after: bool = False) -> Retriever:
+    """The k-NN list of the question's multilingual vector over every leaf evidence (``MULTILINGUAL_FIELD``), at
+    ``weight``: a German question meets an English page by meaning, not only through the pages its words or
+    their translations find, so a page that shares no word with it can still enter the fusion.
+
+    An index from before the multilingual view matches nothing (``ignore_unmapped``) instead of failing the search."""
+    inside = _unmapped_ignored(knn_query(MULTILINGUAL_FIELD, vector, k, filters))
+    after = _unmapped_ignored(knn_query(MULTILINGUAL_FIELD, vector, k, filters, inside=False))
+    return Retriever(after if filter_after else inside, weight, False, fallback=inside if filter_after else None,
+                     name=CROSS_LINGUAL_LIST)
+
+
+def _unmapped_ignored(body: dict) -> dict:
+    """A k-NN body (either form of ``knn_query``) that matches nothing on an index without its vector field."""
+    knn = body["knn"] if "knn" in body else body["bool"]["must"]["knn"]
+    for clause in knn.values():
+        clause["ignore_unmapped"] = True
+    return body
 
 
 def msearch(client: OpenSearch, index: str, searches: list[dict]) -> list[dict]:

@@ -69,8 +69,8 @@ class Hit:
 class Answer:
     """The answer card (``search.answer``): the one unit of evidence that answers the question."""
 
-    text: str  # a table row as "header: value · ...", or a definition as term and meaning
-    kind: Literal["table_row", "definition"]
+    text: str  # a table row as "header: value · ...", a definition as term and meaning, else as written
+    kind: Literal["table_row", "definition", "sentence", "list_item", "page_fact"]
     title: str
     url: str
     heading_path: list[str]

@@ -11,20 +11,23 @@ question's own words find them: ``conversation``) -> ``embed_question`` -> ``bui
 query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a k-NN list filtered too thin, or
 one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
 ``prioritize`` (pages shown earlier, template twins, index terms, definitions: ``priors``) -> ``rerank``
-(optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``match_sentences`` (the best pages' closest sentences to a
-question read on its own: ``sentences``) -> ``match_multilingual`` (the same for their closest leaf evidence in a
-multilingual model, any language: ``multilingual``) -> ``collapse_duplicates`` (near-duplicate pages as one result:
-``duplicates``) -> ``judge`` (each shown result's and the answer's verdict, strong, weak or none, and calibrated
-confidence: ``verdict``) -> ``answer`` (the answer card, the one unit of a strong first page's evidence that answers:
-``answer``) -> ``to_hits`` (the page of results asked for, snippets, facets: ``present``). The caller's ACL
-filter is inside every retriever, so a restricted page never reaches the fusion step. A request to ``explain`` has
-the fusion, the priors and the reranker book what each adds to each evidence's score as they add it, and the
-response gives every ranked page's parts (``SearchResponse.contributions``, for ``evident eval --misses``).
+(optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``embed_multilingual`` (the
+question's multilingual vector, embedded in the background since ``understand``) -> ``match_closest`` (the
+best pages' closest sentences to a question read on its own: ``sentences``; then their closest leaf evidence in a
+multilingual model, any language: ``multilingual``; both in one ``_msearch``) ->
+``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``judge`` (each shown result's
+and the answer's verdict, strong, weak or none, and calibrated confidence: ``verdict``) -> ``answer`` (the answer
+card, the one unit of a strong first page's evidence that answers: ``answer``) -> ``to_hits`` (the page of
+results asked for, snippets, facets: ``present``). The caller's ACL filter is inside every retriever, so a
+restricted page never reaches the fusion step. A request to ``explain`` has the fusion, the priors and the
+reranker book what each adds to each evidence's score as they add it, and the response gives every ranked page's
+parts (``SearchResponse.contributions``, for ``evident eval --misses``).
 """
 from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
@@ -46,12 +49,13 @@ from search.lexicon import Lexicon, load_lexicon
 from search.priors import apply_priors
 from search.query import Query, ResolvedQuery, content_terms, translations, understand
 from search.rerank import Reranker, load_reranker, rerank_candidates
-from search.retrievers import (Retriever, baseline_query, bm25_query, dense_texts, knn_retrievers,
-                               msearch, request_filters, run_each, run_hybrid, text_fields)
+from search.retrievers import (Retriever, baseline_query, bm25_query, cross_lingual_retriever, dense_texts,
+                               knn_retrievers, msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.answer import answer_card
+from search.cache import KeptVectors
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
-from search.sentences import applies, closeness, gains, sentence_query, with_gains
+from search.sentences import SENTENCE_PART, applies, closeness, gains, sentence_query, with_gains
 from search.spelling import SpellingCorrector, spelled
 from search.verdict import NO_RESULT, Judgement, judge_all, question_terms
 from search.vocabulary import CorpusWords
@@ -67,6 +71,9 @@ EVIDENCE_PER_HIT = 3
 # OpenSearch answers at most index.max_result_window (10,000) hits per query and k-NN at most k = 10,000:
 # a page deeper than that asks for what exists up to there, and comes back empty, not as an error.
 MAX_DEPTH = 10_000
+# Question texts whose vectors are kept per model (``cache.KeptVectors``): a busy day's distinct questions, at
+# about 12 KB a vector of 384 floats, a few MB.
+QUESTIONS_KEPT = 1_000
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ class Retrieved:
 STAGES = {"correct_spelling": "spelling", "expand_acronyms": "acronyms", "understand": "understand",
           "write_bm25": "bm25", "weigh_shown_pages": "shown_pages", "embed_question": "embed",
           "build_retrievers": "retrievers", "retrieve": "retrieve", "fuse": "fuse", "prioritize": "priors",
-          "rerank": "rerank", "match_sentences": "sentences", "match_multilingual": "multilingual",
+          "rerank": "rerank", "match_closest": "closest", "embed_multilingual": "embed_multilingual",
           "collapse_duplicates": "duplicates", "judge": "verdict", "answer": "answer", "to_hits": "present"}
 
 
@@ -129,7 +136,12 @@ class Searcher:
         self.settings = settings
         self.client = client
         self.embedder = embedder
+        self.question_vectors = KeptVectors(embedder.embed, QUESTIONS_KEPT)
         self.multilingual_embedder = multilingual_embedder
+        self.multilingual_vectors = (KeptVectors(lambda texts: [multilingual_embedder.question(t) for t in texts],
+                                                 QUESTIONS_KEPT) if multilingual_embedder is not None else None)
+        # One thread per search the API runs at once (``start_multilingual``); started at the first search.
+        self.background = ThreadPoolExecutor(settings.services.api_threads, thread_name_prefix="evident-embed")
         self.lemmatizer = lemmatizer
         self.lexicon = lexicon
         self.reranker = reranker
@@ -171,6 +183,7 @@ class Searcher:
         expansions, acronym_warnings = self.expand_acronyms(request, plan)
         asked = expanded(spelled(request.query, corrections), expansions)
         query, warnings = self.understand(request, plan, asked)
+        multilingual_pending = self.start_multilingual(plan, query)
         warnings = spelling_warnings + acronym_warnings + warnings
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
@@ -181,17 +194,17 @@ class Searcher:
         fused = self.prioritize(plan, query, retrievers, fused)
         fused = self.rerank(plan, query, fused)
         groups = group(fused, plan.group, self.settings.search.page_support)
-        groups = self.match_sentences(request, plan, query, retrievers, vectors, groups)
-        groups = self.match_multilingual(request, plan, query, retrievers, groups)
+        groups = self.match_closest(request, plan, query, retrievers, vectors,
+                                    self.embed_multilingual(multilingual_pending), groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
         shown = present.page_of(ranked, request.k, request.page)
-        first, judgements = self.judge(query, retrieved, ranked[:1], shown)
+        first, judgements = self.judge(query, retrieved, ranked[:1], shown, request.groups)
         hits = self.to_hits(query, shown)
         for hit, judgement in zip(hits, judgements):
             hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
         return SearchResponse(query=request.query, hits=hits, verdict=first.verdict, confidence=first.confidence,
-                              signal=first.signal, answer=self.answer(query, ranked[:1], first),
+                              signal=first.signal, answer=self.answer(query, ranked[:1], first, vectors),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
@@ -280,10 +293,11 @@ class Searcher:
 
     def embed_question(self, plan: Plan, query: Query) -> list[list[float]]:
         """The question's vectors (none for a search without k-NN): the question as read, then its translation
-        into the embedder's language when there is one (``retrievers.dense_texts``)."""
+        into the embedder's language when there is one (``retrievers.dense_texts``), each embedded once per text
+        (``cache.KeptVectors``)."""
         if plan.mode not in ("dense", "hybrid"):
             return []
-        return self.embedder.embed(dense_texts(query, self.settings.embedding.language))
+        return self.question_vectors.of(dense_texts(query, self.settings.embedding.language))
 
     def build_retrievers(self, request: SearchRequest, plan: Plan, query: Query, bm25: Bm25Bodies | None,
                          vectors: list[list[float]]) -> list[Retriever]:
@@ -299,8 +313,12 @@ class Searcher:
             # The ACL alone admits most evidence and is cheaper after the search; a facet or date filter
             # may admit few, and the server-side fusion has no second ask: inside the search then.
             filter_after = len(filters) == 1 and not plan.server_side
-            out += knn_retrievers(vectors, query.lang != self.settings.embedding.language, plan.views, plan.depth,
-                                  filters, cfg, filter_after)
+            foreign = query.lang != self.settings.embedding.language
+            out += knn_retrievers(vectors, foreign, plan.views, plan.depth, filters, cfg, filter_after)
+            if foreign and cfg.cross_lingual_weight > 0 and self.multilingual_vectors is not None:
+                vector, = self.multilingual_vectors.of([query.resolved.dense_text])
+                out.append(cross_lingual_retriever(vector, plan.depth, filters, cfg.cross_lingual_weight,
+                                                   filter_after))
         return out
 
     def retrieve(self, plan: Plan, retrievers: list[Retriever], explain: bool = False) -> Retrieved:
@@ -353,45 +371,64 @@ class Searcher:
                 fusion.add_part(item, "rerank", added)
         return reranked
 
-    def match_sentences(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
-                        vectors: list[list[float]], groups: list[Group]) -> list[Group]:
-        """The best ``sentence_pages`` pages each lifted by how close its closest sentence comes to the question,
-        up to ``sentence_weight`` rank-one units (``sentences``); pages only, and only for a question read on
-        its own in the embedder's language."""
+    def match_closest(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
+                      vectors: list[list[float]], multilingual_vector: list[float] | None,
+                      groups: list[Group]) -> list[Group]:
+        """The sentence stage, then the multilingual stage: the best pages each lifted by how close its closest
+        sentence comes to the question (``sentences``: up to ``sentence_weight`` rank-one units), then by how close
+        its closest leaf evidence comes in the multilingual model (``multilingual``: up to ``multilingual_weight``).
+        Both k-NN queries go in one ``_msearch`` when the multilingual stage's pages are known before the sentence
+        stage's gains: these raise only the best ``sentence_pages`` pages, so the best ``multilingual_pages`` are
+        the same pages after them when they are as many or more; fewer are chosen after the gains, a second ask."""
+        cfg = self.settings.search
+        filters = request_filters(request.groups, request.filters)
+        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
+        stages = []  # (query, weight, part) of each stage asked in the first round trip
+        if sentence_body := self.sentence_search(plan, query, vectors, groups, filters):
+            stages.append((sentence_body, cfg.sentence_weight, SENTENCE_PART))
+        together = not stages or cfg.multilingual_pages >= cfg.sentence_pages
+        if together and (multilingual_body := self.multilingual_search(multilingual_vector, groups, filters)):
+            stages.append((multilingual_body, cfg.multilingual_weight, multilingual.MULTILINGUAL_PART))
+        answers = msearch(self.client, self.settings.opensearch.index_alias, [body for body, _, _ in stages])
+        for (_, weight, part), answer in zip(stages, answers):
+            groups = with_gains(groups, gains(closeness(answer)), weight * unit, request.explain, part)
+        if not together and (multilingual_body := self.multilingual_search(multilingual_vector, groups, filters)):
+            answer = self.client.search(index=self.settings.opensearch.index_alias, body=multilingual_body)
+            groups = with_gains(groups, gains(closeness(answer)), cfg.multilingual_weight * unit, request.explain,
+                                multilingual.MULTILINGUAL_PART)
+        return groups
+
+    def sentence_search(self, plan: Plan, query: Query, vectors: list[list[float]], groups: list[Group],
+                        filters: list[dict]) -> dict | None:
+        """The sentence stage's k-NN query over the best ``sentence_pages`` pages; none unless pages are searched
+        with vectors for a question read on its own in the embedder's language, and two pages or more rank."""
         cfg = self.settings.search
         if (cfg.sentence_weight <= 0 or not vectors or plan.group != "page"
                 or not applies(query.resolved.follow_up, query.lang, self.settings.embedding.language)):
-            return groups
-        best = sorted(groups, key=lambda found: -found.score)[:cfg.sentence_pages]
-        urls = [found.items[0]["_source"]["url"] for found in best]
-        if len(urls) < 2:
-            return groups
-        response = self.client.search(index=self.settings.opensearch.index_alias,
-                                      body=sentence_query(vectors[0], urls,
-                                                          request_filters(request.groups, request.filters)))
-        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
-        return with_gains(groups, gains(closeness(response)), cfg.sentence_weight * unit, request.explain)
+            return None
+        urls = best_urls(groups, cfg.sentence_pages)
+        return sentence_query(vectors[0], urls, filters) if len(urls) >= 2 else None
 
-    def match_multilingual(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
-                           groups: list[Group]) -> list[Group]:
-        """The best ``multilingual_pages`` pages each lifted by how close its closest leaf evidence comes to the
-        question in the multilingual model, up to ``multilingual_weight`` rank-one units (``multilingual``);
-        pages only, for a search that reads vectors, and only for a question read on its own."""
-        cfg = self.settings.search
-        if (self.multilingual_embedder is None or plan.group != "page" or plan.mode not in ("dense", "hybrid")
+    def multilingual_search(self, vector: list[float] | None, groups: list[Group], filters: list[dict]) -> dict | None:
+        """The multilingual stage's k-NN query over the best ``multilingual_pages`` pages; none without the
+        question's multilingual ``vector`` (``embed_multilingual``) or with fewer than two pages ranked."""
+        urls = best_urls(groups, self.settings.search.multilingual_pages)
+        return multilingual.multilingual_query(vector, urls, filters) if vector and len(urls) >= 2 else None
+
+    def start_multilingual(self, plan: Plan, query: Query) -> Future | None:
+        """The question's vector in the multilingual model, embedded in the background while the search asks
+        OpenSearch for its lists (the engine lets go of Python's lock while it computes), once per text
+        (``cache.KeptVectors``); none unless the multilingual stage reads it: pages searched with vectors, a
+        question read on its own."""
+        if (self.multilingual_vectors is None or plan.group != "page" or plan.mode not in ("dense", "hybrid")
                 or not multilingual.applies(query.resolved.follow_up)):
-            return groups
-        best = sorted(groups, key=lambda found: -found.score)[:cfg.multilingual_pages]
-        urls = [found.items[0]["_source"]["url"] for found in best]
-        if len(urls) < 2:
-            return groups
-        vector = self.multilingual_embedder.question(query.resolved.text)
-        response = self.client.search(index=self.settings.opensearch.index_alias,
-                                      body=multilingual.multilingual_query(
-                                          vector, urls, request_filters(request.groups, request.filters)))
-        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
-        return with_gains(groups, gains(closeness(response)), cfg.multilingual_weight * unit, request.explain,
-                          multilingual.MULTILINGUAL_PART)
+            return None
+        return self.background.submit(self.multilingual_vectors.of, [query.resolved.text])
+
+    def embed_multilingual(self, pending: Future | None) -> list[float] | None:
+        """The vector ``start_multilingual`` embeds, once it is there: the stage's time is what is left of the
+        embedding when the search needs it."""
+        return pending.result()[0] if pending is not None else None
 
     def collapse_duplicates(self, request: SearchRequest, plan: Plan, groups: list[Group]) -> list[Group]:
         """Near-duplicate pages folded into one result, the canonical page first (``duplicates``); pages only,
@@ -402,17 +439,28 @@ class Searcher:
             return groups
         return collapse_near_duplicates(groups, cfg.near_duplicate_bits, cfg.near_duplicate_newer_days)
 
-    def judge(self, query: Query, retrieved: Retrieved, first: list[Group],
-              shown: list[Group]) -> tuple[Judgement, list[Judgement]]:
+    def judge(self, query: Query, retrieved: Retrieved, first: list[Group], shown: list[Group],
+              principals: list[str]) -> tuple[Judgement, list[Judgement]]:
         """The answer's verdict and confidence (its first result's; ``none`` without one) and each shown result's,
-        from how much of the question each page's evidence holds and how the ranked lists agree (``verdict``)."""
-        judged = judge_all([*first, *shown], query, retrieved.ranked_lists)
+        from how much of the question each page's evidence holds, its own words that the corpus (as ``principals``
+        may read it) writes nowhere weighing more, and how the ranked lists agree (``verdict``)."""
+        corpus_words = self.corpus_words
+
+        def corpus_holds(terms: list[str]) -> set[str]:  # every word held when OpenSearch does not answer
+            try:
+                return corpus_words.present(terms, query.lang, principals) if corpus_words else set(terms)
+            except OpenSearchException as exc:
+                log.warning("verdict: corpus word check failed: %s", exc)
+                return set(terms)
+        judged = judge_all([*first, *shown], query, retrieved.ranked_lists, corpus_holds)
         return (judged[0] if first else NO_RESULT), judged[len(first):]
 
-    def answer(self, query: Query, first: list[Group], judgement: Judgement) -> Answer | None:
-        """The answer card of a strong first result, when one unit of its evidence answers (``answer``)."""
+    def answer(self, query: Query, first: list[Group], judgement: Judgement,
+               vectors: list[list[float]]) -> Answer | None:
+        """The answer card of a strong first result, its units read with the question's vector (``answer``)."""
         return answer_card(first[0] if first else None, judgement, question_terms(query),
-                           self.settings.ingest.files_base_url)
+                           self.settings.ingest.files_base_url, vectors[0] if vectors else None,
+                           lambda body: self.client.search(index=self.settings.opensearch.index_alias, body=body))
 
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
         """The hits of the page of results asked for, best first, from the evidence grouped by page (or not),
@@ -429,14 +477,22 @@ class Searcher:
         return out
 
 
+def best_urls(groups: list[Group], pages: int) -> list[str]:
+    """The URLs of the best ``pages`` groups, best first."""
+    return [found.items[0]["_source"]["url"] for found in sorted(groups, key=lambda found: -found.score)[:pages]]
+
+
 def list_names(plan: Plan, retrievers: list[Retriever]) -> list[str]:
     """A name per ranked list, as ``build_retrievers`` orders them: ``bm25`` (its query holds the translated
     and carried terms too), then ``dense_<view>`` per view for the question as read and
-    ``dense_<view>_translated`` for its translation into the embedder's language."""
+    ``dense_<view>_translated`` for its translation; a list named itself (``dense_multilingual``) by that."""
     names, dense = [], 0
     for retriever in retrievers:
         if retriever.lexical:
             names.append("bm25_baseline" if plan.mode == "baseline" else "bm25")
+            continue
+        if retriever.name:
+            names.append(retriever.name)
             continue
         reading, view = divmod(dense, len(plan.views))
         names.append(f"dense_{plan.views[view]}" + ("_translated" if reading else ""))

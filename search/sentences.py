@@ -5,7 +5,8 @@ topic, blunt for telling apart two pages on it ("My laptop was stolen on a busin
 first?" met a page on business contacts before the one on IT tickets). At ingest each leaf evidence's sentences
 are embedded one by one as well (the sentence view, nested objects under ``core.index.SENTENCE_FIELD``). For the
 best pages of a search, one k-NN query over their sentences alone finds each page's closest sentence, and each
-page gains by how close it comes, scaled min-max over those pages as the fusion scales its lists.
+page gains by how close it comes, scaled min-max over those pages as the fusion scales its lists. The answer card
+reads the same vectors: each sentence of the first page's best evidence and how close it comes (``unit_query``).
 
 Only for a question read on its own and written in the embedder's language (``applies``): a follow-up's own
 words say less than the conversation has established, and the sentence closest to them pulled pages away from
@@ -26,6 +27,7 @@ from search.grouping import Group
 # the page filter admits (an exact search, which it runs when the filter admits fewer than k) instead of walking
 # the graph, where a filter this narrow would leave most pages unreached.
 SENTENCES_COMPARED = 10_000
+UNIT_SENTENCES = 100  # sentences of one evidence scored for the answer card: more than a passage or list holds
 SENTENCE_PART = "sentence_match"  # the part an explained page books the stage's gain to
 
 
@@ -79,4 +81,30 @@ def with_gains(groups: list[Group], shares: dict[str, float], amount: float, exp
             best["_parts"] = {**best.get("_parts", {})}
             best["_parts"][part] = best["_parts"].get(part, 0.0) + added
         out.append(replace(found, items=[best, *found.items[1:]], score=found.score + added))
+    return out
+
+
+def unit_query(vector: list[float], evidence_ids: list[str]) -> dict:
+    """Each sentence of the evidence ``evidence_ids`` and its closeness to ``vector``: the answer card's units
+    (``search.answer``) scored with the vectors the worker embedded, every sentence of an evidence
+    (``expand_nested_docs``), not only its closest. The evidence are results the caller was shown: no filter."""
+    knn = {f"{SENTENCE_FIELD}.vec": {"vector": vector, "k": SENTENCES_COMPARED, "expand_nested_docs": True,
+                                     "filter": {"ids": {"values": evidence_ids}}}}
+    return {"size": len(evidence_ids), "_source": False, "track_total_hits": False,
+            "query": {"bool": {"must": {"nested": {"path": SENTENCE_FIELD, "score_mode": "max",
+                                                   "ignore_unmapped": True, "query": {"knn": knn},
+                                                   "inner_hits": {"size": UNIT_SENTENCES,
+                                                                  "_source": [f"{SENTENCE_FIELD}.text"]}}},
+                               "filter": [{"ids": {"values": evidence_ids}}]}}}
+
+
+def unit_closeness(response: dict, titles: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Evidence id -> each of its sentences (without the page's title the sentence view puts before it: ``titles``,
+    by evidence id) -> its closeness, from ``unit_query``'s answer."""
+    out: dict[str, dict[str, float]] = {}
+    for hit in response["hits"]["hits"]:
+        evidence_id = hit["_id"]  # an evidence's document id is its id
+        prefix = f"{titles.get(evidence_id, '')}: "
+        out[evidence_id] = {inner["_source"]["text"].removeprefix(prefix): inner["_score"]
+                            for inner in hit["inner_hits"][SENTENCE_FIELD]["hits"]["hits"]}
     return out

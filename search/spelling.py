@@ -45,8 +45,9 @@ import re
 
 from opensearchpy import OpenSearch
 
+from search.cache import ExpiringCache
 from search.lexicon import COMPOUNDING_LANGUAGES, Lexicon
-from search.vocabulary import CorpusWords
+from search.vocabulary import KNOWN_SECONDS, KNOWN_WORDS, CorpusWords
 from text.detect import word_log_prob
 from text.lemmas import Lemmatizer
 from text.stopwords import stopwords
@@ -146,12 +147,18 @@ def suggest_body(words: list[str]) -> dict:
         for i, word in enumerate(words)}}
 
 
-def close_words(response: dict, words: list[str], likeness: float = MIN_SIMILARITY) -> dict[str, list[str]]:
-    """Each word's suggestions at least ``likeness`` alike, best first, from ``suggest_body``'s answer."""
+def suggestions(response: dict, words: list[str]) -> dict[str, list[tuple[str, float]]]:
+    """Each word's suggestions and their likeness, best first, from ``suggest_body``'s answer."""
     suggested = response.get("suggest", {})
-    return {word: [option["text"] for entry in suggested.get(f"w{i}", []) for option in entry["options"]
-                   if option["score"] >= likeness]
+    return {word: [(option["text"], option["score"]) for entry in suggested.get(f"w{i}", [])
+                   for option in entry["options"]]
             for i, word in enumerate(words)}
+
+
+def close_words(suggested: dict[str, list[tuple[str, float]]],
+                likeness: float = MIN_SIMILARITY) -> dict[str, list[str]]:
+    """Each word's suggestions (``suggestions``) at least ``likeness`` alike, best first."""
+    return {word: [text for text, score in options if score >= likeness] for word, options in suggested.items()}
 
 
 class SpellingCorrector:
@@ -162,6 +169,9 @@ class SpellingCorrector:
         self.index = index
         self.corpus_words = corpus_words
         self.lexicon = lexicon  # splits the compounds of its languages; none: no compound is split
+        # Each word's term suggestions, whoever asked: the suggester reads every page's words, and what the caller
+        # may read of them is checked after (``CorpusWords``), so a question typed again asks nothing.
+        self._suggested: ExpiringCache[str, list[tuple[str, float]]] = ExpiringCache(KNOWN_SECONDS, KNOWN_WORDS)
 
     def run(self, text: str, lang: str, principals: list[str], lemmatizer: Lemmatizer) -> dict[str, str]:
         """The typos, run-together words and absent compounds of ``text`` (lower-cased) and the words searched
@@ -192,12 +202,12 @@ class SpellingCorrector:
     def typos(self, text: str, lang: str, principals: list[str], lemmatizer: Lemmatizer,
               absent: list[str]) -> dict[str, str]:
         """The close word the caller may read for each ``absent`` word of ``text``, where there is one."""
-        answer = self.client.search(index=self.index, body=suggest_body(absent))
-        options = close_words(answer, absent)
+        suggested = self.suggested(absent)
+        options = close_words(suggested)
         readable = self.corpus_words.present([o for found in options.values() for o in found], lang, principals)
         corrections = {word: next(o for o in found if o in readable) for word, found in options.items()
                        if any(o in readable for o in found)}
-        for word, found in close_words(answer, absent, NEIGHBOUR_SIMILARITY).items():
+        for word, found in close_words(suggested, NEIGHBOUR_SIMILARITY).items():
             if word in corrections or not found:
                 continue
             held = self.corpus_words.present(beside(lemmatizer, text, lang, word, found), lang, principals)
@@ -205,3 +215,14 @@ class SpellingCorrector:
             if len(meant) == 1:
                 corrections[word] = meant.pop()
         return corrections
+
+    def suggested(self, words: list[str]) -> dict[str, list[tuple[str, float]]]:
+        """The term suggester's options for each of ``words`` (``suggestions``): those not kept yet asked in one
+        search, then kept for ``KNOWN_SECONDS``."""
+        known = self._suggested.fresh(words)
+        unknown = [word for word in dict.fromkeys(words) if word not in known]
+        if unknown:
+            asked = suggestions(self.client.search(index=self.index, body=suggest_body(unknown)), unknown)
+            self._suggested.store(asked)
+            known |= asked
+        return {word: known[word] for word in words}

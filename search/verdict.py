@@ -8,6 +8,10 @@ Two signals, both about the question's own content and never about word lists:
   (``text.detect.word_log_prob``), so "Quaymaster" counts for more than "release". A term counts as held when
   the evidence writes it, a word it inflects to, a compound it is part of, or one of its translations. A question
   asked of the wrong corpus leaves its names and topic words unheld; one the corpus answers has them on the page.
+  A term of the question's own that no judged page holds and the corpus writes nowhere (``weigh_unknown``: one
+  cached lookup of those few words) weighs ``UNKNOWN_TERM_FACTOR`` times more: a name no page has says the
+  question is another organisation's, where a generic word a page lacks says only that it is worded otherwise.
+  Each page's words are read once per search (``TextWords``), so a term is looked up in sets, not word by word.
 - ``agreement``: the share of the ranked lists (BM25 and each k-NN list) that rank the page among their first
   ``AGREE_DEPTH`` pages: lists that agree on a page have found it by different roads.
 
@@ -26,9 +30,10 @@ import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Callable, Iterable
 
 from search.grouping import Group
-from search.query import Query, words
+from search.query import Query, distinct_words, words
 from text.detect import word_log_prob
 
 STRONG, WEAK, NONE = "strong", "weak", "none"
@@ -44,6 +49,11 @@ COMPOUND_PART_CHARS = 6
 # A term's weight is its rarity (minus its log probability in the language); the floor keeps a common content word
 # ("time", about -7) from counting for nothing beside a name no list knows (-19).
 MIN_TERM_WEIGHT = 5.0
+# A term of the question's own that the corpus writes nowhere (another organisation's name, a product this one never
+# wrote about) weighs this many times its rarity: it says the question is not about this corpus, where a missing
+# common word says only that the page words it otherwise. Twice to five times told out-of-corpus questions from
+# in-corpus ones alike on the tune halves; three sits in the middle.
+UNKNOWN_TERM_FACTOR = 3.0
 # Terms carried from earlier turns are the conversation's topic, not this question's own words: half a weight.
 CARRIED_TERM_SHARE = 0.5
 # A ranked list agrees on a page that it ranks among its first three pages: the pages a reader looks at.
@@ -53,11 +63,10 @@ AGREE_DEPTH = 3
 AGREEMENT_SHARE = 0.25
 # The monotone map from signal to confidence: (lowest signal of a bin, rate of right first pages in it), by signal.
 # Fitted by ``evident eval --split tune --json`` (``calibration_fit``) over the tune halves of the in-corpus and
-# out-of-corpus sets together.
+# out-of-corpus sets together (the bench, talvik and harborlane files; each organisation's asked of the others').
 CALIBRATION: tuple[tuple[float, float], ...] = (
-    (0.0, 0.0123), (0.3493, 0.05), (0.3948, 0.1), (0.4491, 0.25), (0.467, 0.2927), (0.504, 0.4), (0.5381, 0.4333),
-    (0.6201, 0.45), (0.6423, 0.6066), (0.7232, 0.7302), (0.7937, 0.85), (0.8324, 0.8571), (0.9016, 0.9231),
-    (0.9221, 0.9304))
+    (0.0, 0.0), (0.1301, 0.0044), (0.3096, 0.0328), (0.3459, 0.05), (0.4295, 0.2375), (0.5236, 0.375),
+    (0.5916, 0.5), (0.6217, 0.6), (0.6548, 0.7), (0.6832, 0.7875), (0.8592, 0.8095), (0.9077, 0.8889))
 # Strong: the first result is more likely right than wrong.
 STRONG_CONFIDENCE = 0.5
 # None: the first result is right about one time in seven or less, as out-of-corpus questions' first results are.
@@ -105,38 +114,68 @@ def rarity(term: str, lang: str) -> float:
     return max(MIN_TERM_WEIGHT, -word_log_prob(term, lang))
 
 
-def holds(spelling: str, text_words: set[str]) -> bool:
-    """Whether a text of ``text_words`` (folded) writes ``spelling``: itself, a word of its stem, a compound
-    holding it; every word of a translation of several words."""
+@dataclass(frozen=True)
+class TextWords:
+    """A text's folded words, indexed so that ``holds`` asks two sets and one string, never each word in turn."""
+
+    exact: frozenset[str]
+    stems: frozenset[str]  # the first ``STEM_CHARS`` letters of each word that long
+    joined: str  # each word after a space: " " + a term finds a word opening with it, the term alone a word holding it
+
+    @classmethod
+    def of(cls, found: Iterable[str]) -> TextWords:
+        exact = frozenset(found)
+        return cls(exact, frozenset(w[:STEM_CHARS] for w in exact if len(w) >= STEM_CHARS),
+                   "".join(" " + w for w in exact))
+
+
+def holds(spelling: str, text_words: TextWords) -> bool:
+    """Whether a text of ``text_words`` writes ``spelling``: itself, a word of its stem, a word opening with it, a
+    compound holding it; every word of a translation of several words."""
     parts = words(spelling)
     if len(parts) > 1:
         return all(holds(part, text_words) for part in parts)
-    if spelling in text_words:
-        return True
-    for word in text_words:
-        if len(spelling) >= PREFIX_CHARS and word.startswith(spelling):
-            return True
-        if len(spelling) >= STEM_CHARS and len(word) >= STEM_CHARS and word[:STEM_CHARS] == spelling[:STEM_CHARS]:
-            return True
-        if len(spelling) >= COMPOUND_PART_CHARS and spelling in word:
-            return True
-    return False
+    return (spelling in text_words.exact
+            or (len(spelling) >= PREFIX_CHARS and " " + spelling in text_words.joined)
+            or (len(spelling) >= STEM_CHARS and spelling[:STEM_CHARS] in text_words.stems)
+            or (len(spelling) >= COMPOUND_PART_CHARS and spelling in text_words.joined))
 
 
-def text_words_of(text: str) -> set[str]:
+def text_words_of(text: str) -> TextWords:
     """The folded words of a text, each code whole and by its parts ("ts-e4471", "ts", "e4471"): the question's
     analysis splits a code at its hyphens and slashes, so either way of writing it is held."""
-    found = set(words(fold(text)))
-    return found | {part for word in found for part in _CODE_JOINS.split(word) if part}
+    # Each distinct word with a letter beyond ASCII folded once, not the text letter by letter (NFC first: a letter
+    # and its accent written apart would split the word before the fold joins them).
+    found = distinct_words(text if text.isascii() else unicodedata.normalize("NFC", text))
+    beyond_ascii = {word for word in found if not word.isascii()}
+    found = (found - beyond_ascii) | {w for word in beyond_ascii for w in words(fold(word))}
+    return TextWords.of(found | {part for word in found if "-" in word or "/" in word
+                                 for part in _CODE_JOINS.split(word) if part})
 
 
 def coverage(terms: list[tuple[float, set[str]]], text: str) -> float:
     """The weighted share of ``terms`` that ``text`` holds (1.0 for a question without content terms)."""
+    return coverage_of(terms, text_words_of(text))
+
+
+def coverage_of(terms: list[tuple[float, set[str]]], text_words: TextWords) -> float:
+    """The weighted share of ``terms`` that a text of ``text_words`` holds (1.0 without content terms)."""
     total = sum(weight for weight, _ in terms)
     if not total:
         return 1.0
-    text_words = text_words_of(text)
     return sum(weight for weight, spellings in terms if any(holds(s, text_words) for s in spellings)) / total
+
+
+def weigh_unknown(terms: list[tuple[float, set[str]]], own: list[str], judged: list[TextWords],
+                  corpus_holds: Callable[[list[str]], set[str]]) -> list[tuple[float, set[str]]]:
+    """``terms`` (``question_terms``, the question's ``own`` terms first) with each own term that no judged page
+    holds and the corpus holds nowhere (``corpus_holds``: which of the terms any evidence writes) at
+    ``UNKNOWN_TERM_FACTOR`` its weight; only the terms no page holds are asked about."""
+    unheld = [term for term, (_, spellings) in zip(own, terms)
+              if not any(holds(s, text_words) for text_words in judged for s in spellings)]
+    unknown = set(unheld) - corpus_holds(unheld) if unheld else set()
+    return [(weight * UNKNOWN_TERM_FACTOR if i < len(own) and own[i] in unknown else weight, spellings)
+            for i, (weight, spellings) in enumerate(terms)]
 
 
 def group_text(found: Group) -> str:
@@ -180,9 +219,10 @@ def verdict_of(confidence: float) -> str:
     return STRONG if confidence >= STRONG_CONFIDENCE else NONE if confidence < NONE_CONFIDENCE else WEAK
 
 
-def judge(found: Group, terms: list[tuple[float, set[str]]], top_pages: list[list[str]]) -> Judgement:
+def judge(found: Group, text_words: TextWords, terms: list[tuple[float, set[str]]],
+          top_pages: list[list[str]]) -> Judgement:
     """One result's verdict and confidence from its coverage of the question and the lists' agreement on it."""
-    held = coverage(terms, group_text(found))
+    held = coverage_of(terms, text_words)
     agreed = agreement(found.items[0]["_source"]["url"], top_pages)
     signal = (1 - AGREEMENT_SHARE) * held + AGREEMENT_SHARE * agreed
     confidence = calibrated(signal)
@@ -190,13 +230,17 @@ def judge(found: Group, terms: list[tuple[float, set[str]]], top_pages: list[lis
                      round(held, 4), round(agreed, 4))
 
 
-def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]]) -> list[Judgement]:
+def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]],
+              corpus_holds: Callable[[list[str]], set[str]] | None = None) -> list[Judgement]:
     """A judgement per group, in their order; a group given twice (the first result, also the first shown on
-    page 1) is judged once."""
+    page 1) is judged once. With ``corpus_holds`` (which of some terms any evidence writes), the question's own
+    terms that no page writes weigh ``UNKNOWN_TERM_FACTOR`` times their rarity (``weigh_unknown``)."""
+    text_words = {key: text_words_of(group_text(found)) for key, found in {id(g): g for g in groups}.items()}
     terms, top_pages = question_terms(query), list_pages(ranked_lists)
+    if corpus_holds is not None:
+        terms = weigh_unknown(terms, list(dict.fromkeys(query.lemmas)), list(text_words.values()), corpus_holds)
     judged: dict[int, Judgement] = {}
     for found in groups:
         if id(found) not in judged:
-            judged[id(found)] = judge(found, terms, top_pages)
+            judged[id(found)] = judge(found, text_words[id(found)], terms, top_pages)
     return [judged[id(found)] for found in groups]
-

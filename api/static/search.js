@@ -61,11 +61,23 @@ function renderSuggestion(data) {
     el.innerHTML = "";
   }
 }
+// The card's unit as a reader takes it in: a table row as its headers and values, a definition as its term and
+// meaning, a sentence, list item or page fact as written.
+function answerText(a) {
+  const pairs = a.text.split(" · ").map(pair => pair.split(/: (.*)/s));
+  if (a.kind === "table_row" && pairs.every(([, value]) => value !== undefined)) {
+    return `<dl class="answer-text answer-row">${pairs.map(([name, value]) =>
+      `<dt>${esc(name)}</dt><dd>${esc(value)}</dd>`).join("")}</dl>`;
+  }
+  const [term, meaning] = a.kind === "definition" ? a.text.split(/: (.*)/s) : [];
+  return meaning ? `<p class="answer-text"><b>${esc(term)}</b>: ${esc(meaning)}</p>`
+    : `<p class="answer-text">${esc(a.text)}</p>`;
+}
 function renderAnswer(data) {
   const a = data.answer, el = byId("answer");
   if (a && data.verdict !== "none") {
     const source = safeUrl(a.url) ? `<a href="${esc(safeUrl(a.url))}">${esc(a.title)}</a>` : esc(a.title);
-    el.innerHTML = `<section class="answer" aria-label="Answer"><p class="answer-text">${esc(a.text)}</p>
+    el.innerHTML = `<section class="answer" aria-label="Answer">${answerText(a)}
       <p class="answer-source">From ${source}${a.heading_path.length ? " › " + esc(a.heading_path.join(" › ")) : ""}</p></section>`;
   } else if (data.hits.length && data.verdict === "none" && data.answer !== undefined) {
     el.innerHTML = `<p class="no-match">No good match for “${esc(data.query)}”. The closest pages:</p>`;

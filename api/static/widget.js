@@ -8,7 +8,8 @@
 // It follows a conversation as the search page does: each search sends the tab's earlier questions, what
 // they showed and which result was opened (kept in sessionStorage, so a follow-up asked on the page a result
 // led to still has them), until its chip ("Following: ... ×") is removed or half an hour passes without a search.
-// The results float over the host page, below the box, instead of pushing the page down.
+// The results float over the host page, below the box, instead of pushing the page down; an answer card, when the
+// API gives one, comes first among them.
 (() => {
   "use strict";
   const RESULTS_SHOWN = 8;  // pages under the box: what fits at a glance; the search page pages through the rest
@@ -163,6 +164,20 @@
     }
     return item;
   }
+  // The answer card (the API's ``answer``), first in the list: its unit and where it comes from; choosing it opens
+  // that page, the first result's, and is recorded as a click on the first result.
+  function answerOption(answer) {
+    const item = node("li", "evident-option evident-answer");
+    item.id = `${uid}-answer`;
+    item.setAttribute("role", "option");
+    item.setAttribute("aria-selected", "false");
+    const url = openable(answer.url);
+    if (url) Object.assign(item.dataset, {url, rank: "1"});
+    else item.setAttribute("aria-disabled", "true");
+    item.append(node("div", "evident-answer-text", answer.text), node("span", "evident-title", answer.title),
+                node("span", "evident-kind", "Answer"), node("div", "evident-path", answer.heading_path.join(" › ")));
+    return item;
+  }
   function openOption(index) {
     const item = options[index];
     if (!item || !item.dataset.url) return;
@@ -198,7 +213,8 @@
       return;
     }
     searchId = data.search_id;
-    options = data.hits.map(option);
+    const card = data.answer && data.verdict !== "none" ? [answerOption(data.answer)] : [];
+    options = [...card, ...data.hits.map(option)];
     list.replaceChildren(...options);
     const plural = earlier.length > 1 ? "s" : "";
     const following = earlier.length ? ` · following ${earlier.length} earlier question${plural}` : "";

@@ -256,3 +256,13 @@ def test_an_anonymous_search_names_no_folder_of_the_server(client, ingest, jobs,
         assert str(tmp_path) not in shown and str(tmp_path.resolve()) not in shown
     finally:
         prune(jobs, stores, settings, [str(folder)], [])
+
+
+def test_the_answer_card_is_the_sentence_that_answers_and_absent_when_the_samples_do_not_answer(client, sample_corpus):
+    answered = client.get("/api/search", query_string={"q": "Wann verfällt der Resturlaub?"}).get_json()
+    card = answered["answer"]
+    assert card["kind"] == "sentence" and "verfällt am 31. März" in card["text"]
+    assert card["url"] == answered["hits"][0]["url"] and card["title"] == "Urlaubsregelung"
+    assert card["confidence"] == answered["confidence"] and card["evidence_id"]
+    unanswered = client.get("/api/search", query_string={"q": "how do I reset my vpn token"}).get_json()
+    assert unanswered["answer"] is None

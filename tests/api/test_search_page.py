@@ -1,6 +1,7 @@
 """The search page (``api/static/search.js``) in a real headless Chromium, one page load per state: empty, results
-with their type labels, dates and authors, filters taken from the address, "More results", "Did you mean"
-and its undo, the follow-up chip and its removal. Each state leaves a screenshot in build/screenshots/."""
+with their type labels, dates and authors, the answer card (a sentence, a table row), filters taken from the address,
+"More results", "Did you mean" and its undo, the follow-up chip and its removal. Each state leaves a screenshot in
+build/screenshots/."""
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -70,6 +71,17 @@ def test_results_show_type_labels_in_words_with_space_date_and_author(page, serv
     types = page.evaluate("[...document.querySelectorAll('#filters input[name=kind]')].map(i => i.parentNode.innerText)")
     assert types and all(t.strip()[0].isupper() and "_" not in t for t in types), types  # the type filter in words too
     assert "English" in page.evaluate("document.getElementById('filters').innerText")  # a language by its name
+
+
+def test_the_answer_card_shows_the_unit_that_answers_above_the_results(page, served, sample_corpus):
+    shown = opened(page, f"{served}/?{urlencode({'q': 'Wann verfällt der Resturlaub?'})}")
+    page.screenshot("search-answer-sentence.png")
+    assert "verfällt am 31. März" in shown["answer"] and "From Urlaubsregelung" in shown["answer"]
+    opened(page, f"{served}/?{urlencode({'q': 'Is the TideSense S3 Polar qualified for firmware 3.2.1?'})}")
+    page.screenshot("search-answer-row.png")
+    row = page.evaluate("[...document.querySelectorAll('#answer dt, #answer dd')].map(e => e.textContent)")
+    # the row as its headers and values
+    assert row[row.index("Model") + 1] == "TideSense S3 Polar" and row[row.index("Status") + 1] == "FAIL"
 
 
 def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_corpus):

@@ -14,6 +14,7 @@ from api.app import allowed_origins, create_app
 from api.schema import MAX_OPENED_RESULTS
 from core.index import delete_documents, replace_document
 from tests.conftest import StandIn, serving
+from tests.standins import SHUTDOWN_POLL
 from tests.test_samples import facts_table
 
 # An intranet's own page with its own Content-Security-Policy: the widget's script, style and requests are
@@ -66,7 +67,7 @@ def widget_api(intranet, settings, searcher, sample_corpus):
     app = create_app(dataclasses.replace(settings, api=dataclasses.replace(settings.api, cors_origins=allowed)),
                      searcher=searcher)
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL,), daemon=True).start()
     api["url"] = f"http://127.0.0.1:{server.server_port}"
     yield app
     server.shutdown()
@@ -187,6 +188,17 @@ def test_the_widget_says_what_it_searched_for_a_mistyped_word(page, widget_api, 
     shown = searched_on(page, "salinty probe")
     assert "also searched for: salinity" in shown["status"], shown["status"]
     assert shown["options"][0]["href"].endswith("field-service-manual.pdf#page=2")
+
+
+def test_the_answer_card_comes_first_in_the_list_with_its_source(page, widget_api, intranet):
+    api, allowed, _ = intranet
+    page.open(allowed + "/")
+    shown = searched_on(page, "Wann verfällt der Resturlaub?")
+    page.screenshot("widget-answer-card.png")
+    card = page.evaluate("document.querySelector('.evident-widget .evident-answer').innerText")
+    assert "verfällt am 31. März" in card and "Urlaubsregelung" in card
+    assert shown["options"][0]["title"] == shown["options"][1]["title"] == "Urlaubsregelung"  # the card, its page
+    assert shown["options"][0]["href"] == shown["options"][1]["href"]
 
 
 def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(page, widget_api, intranet, bad_link):

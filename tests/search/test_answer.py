@@ -1,6 +1,8 @@
 """The answer card's pure parts: the answering unit of a strong first page, or no card."""
 from __future__ import annotations
 
+from opensearchpy import exceptions
+
 from search.answer import answer_card, row_text
 from search.grouping import Group
 from search.verdict import NONE, STRONG, Judgement, question_terms
@@ -20,21 +22,48 @@ RESTURLAUB = query("Wann verfällt der Resturlaub?", ["verfallen", "resturlaub"]
 
 def test_the_card_holds_the_definition_that_answers():
     asked = query("Resturlaub", ["resturlaub"], lang="de")
-    found = Group([evidence("passage", "Resturlaub ist im Portal zu sehen.", heading_path=["Begriffe"]),
-                   evidence("term", "Resturlaub: nicht genommener Urlaub des Vorjahres.", heading_path=["Begriffe"])],
-                  1.0)
+    found = Group([evidence("passage", "Zum Resturlaub.", heading_path=["Begriffe"]),
+                   evidence("term", "Resturlaub: nicht genommener Urlaub des Vorjahres, bis Ende März.",
+                            heading_path=["Begriffe"])], 1.0)
     card = answer_card(found, STRONG_PAGE, question_terms(asked))
     assert card is not None and card.kind == "definition"
-    assert card.text == "Resturlaub: nicht genommener Urlaub des Vorjahres."
+    assert card.text == "Resturlaub: nicht genommener Urlaub des Vorjahres, bis Ende März."
     assert (card.evidence_id, card.url, card.confidence) == ("ev-term", "https://w/p", 0.9)
 
 
-def test_a_sentence_list_item_or_page_fact_is_no_card():
+def test_the_card_is_the_sentence_that_answers_not_its_neighbour():
     found = Group([evidence("passage", "Urlaub wird im Portal beantragt. Nicht genommener Resturlaub verfällt "
-                                       "am 31. März des Folgejahres."),
-                   evidence("list", "- Nicht genommener Resturlaub verfällt am 31. März."),
-                   evidence("page_facts", "Resturlaub verfällt, in space HR. Last updated on 2024-04-29.")], 1.0)
-    assert answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB)) is None
+                                       "am 31. März des Folgejahres.")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB))
+    assert card is not None and card.kind == "sentence"
+    assert card.text == "Nicht genommener Resturlaub verfällt am 31. März des Folgejahres."
+
+
+def test_a_unit_that_restates_the_question_loses_to_the_one_that_adds_the_answer():
+    asked = query("How many backup codes are issued?", ["backup", "code", "issue"])
+    found = Group([evidence("list", "- Backup codes are issued.\n- Each account is issued ten backup codes, valid "
+                                    "for one year after the first login.", heading_path=["Backup codes"], lang="en")],
+                  1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked))
+    assert card is not None and card.kind == "list_item"
+    assert card.text == "Each account is issued ten backup codes, valid for one year after the first login."
+
+
+def test_no_card_when_two_units_answer_alike():
+    asked = query("When does leave lapse?", ["leave", "lapse"])
+    found = Group([evidence("passage", "Leave in Germany lapses on 31 March of the next year. Leave in Brno lapses "
+                                       "on 31 December of the same year.", lang="en")], 1.0)
+    assert answer_card(found, STRONG_PAGE, question_terms(asked)) is None
+
+
+def test_a_page_fact_answers_who_changed_the_page_last():
+    asked = query("Who last updated the leave policy?", ["last", "update", "leave", "policy"])
+    found = Group([evidence("page_facts", "Leave policy, in space HR. Last updated (edited) on 2024-04-29 by "
+                                          "Merle Dahlberg, version 4.", title="Leave policy", heading_path=[],
+                                          lang="en")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked))
+    assert card is not None and card.kind == "page_fact"
+    assert card.text == "Last updated (edited) on 2024-04-29 by Merle Dahlberg, version 4."
 
 
 def test_no_card_unless_the_verdict_is_strong():
@@ -57,3 +86,13 @@ def test_a_table_row_shows_as_its_header_and_values():
     found = Group([evidence("table_row", "Row 3 in Table 1: Machine is Orbis EdgeBox E3, and BIOS is E3.24")], 1.0)
     card = answer_card(found, STRONG_PAGE, question_terms(asked))
     assert card is not None and (card.kind, card.text) == ("table_row", "Machine: Orbis EdgeBox E3 · BIOS: E3.24")
+
+
+def test_a_card_is_still_chosen_when_opensearch_does_not_answer_for_the_sentences_closeness():
+    def refused(body: dict) -> dict:
+        raise exceptions.ConnectionError("N/A", "refused", None)
+
+    found = Group([evidence("passage", "Urlaub wird im Portal beantragt. Nicht genommener Resturlaub verfällt "
+                                       "am 31. März des Folgejahres.")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB), vector=[0.1, 0.2], search=refused)
+    assert card is not None and card.text.startswith("Nicht genommener Resturlaub")

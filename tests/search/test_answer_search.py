@@ -20,11 +20,13 @@ def test_a_question_the_corpus_does_not_answer_gets_none_and_no_card(sample_corp
     assert all(hit.verdict != "strong" for hit in response.hits)
 
 
-def test_a_question_a_sentence_answers_is_strong_without_a_card(sample_corpus, searcher):
+def test_a_question_a_sentence_answers_gets_that_sentence_as_its_card(sample_corpus, searcher):
     response = searcher.search(SearchRequest(query="Wann verfällt der Resturlaub?"))
     assert response.hits[0].url == URLAUB and response.verdict == "strong"
     assert response.hits[0].verdict == "strong" and response.confidence == response.hits[0].confidence > 0
-    assert response.answer is None  # a sentence restates a question as often as it answers it: no card
+    card = response.answer
+    assert card is not None and card.kind == "sentence" and card.url == URLAUB
+    assert "verfällt am 31. März" in card.text and len(card.text) < 200  # the sentence, not its passage
 
 
 def test_a_question_a_table_row_answers_gets_the_row_as_its_card(sample_corpus, searcher):

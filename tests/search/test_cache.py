@@ -1,7 +1,7 @@
 """The answers the search stages keep of OpenSearch: believed for a while, bounded in number."""
 from __future__ import annotations
 
-from search.cache import ExpiringCache
+from search.cache import ExpiringCache, KeptVectors
 
 
 class Clock:
@@ -34,3 +34,17 @@ def test_past_its_size_the_oldest_stored_half_is_forgotten():
     cache.store({"e": "E"})  # five held, over the size: at the next store the two oldest stored (b, c) go
     cache.store({"f": "F"})
     assert cache.fresh("abcdef") == {"a": "A again", "d": "D", "e": "E", "f": "F"}
+
+
+def test_a_text_is_embedded_once_and_only_the_new_texts_of_a_call_are_embedded():
+    embedded: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        embedded.append(texts)
+        return [[float(len(text))] for text in texts]
+
+    vectors = KeptVectors(embed, size=100)
+    assert vectors.of(["vpn", "vpn reset"]) == [[3.0], [9.0]]
+    assert vectors.of(["vpn reset", "urlaub", "urlaub"]) == [[9.0], [6.0], [6.0]]
+    assert embedded == [["vpn", "vpn reset"], ["urlaub"]]
+    assert vectors.of(["urlaub", "vpn"]) == [[6.0], [3.0]] and len(embedded) == 2

@@ -10,6 +10,7 @@ import pytest
 
 from core.index import MULTILINGUAL_FIELD
 from search.multilingual import MULTILINGUAL_PART
+from search.retrievers import CROSS_LINGUAL_LIST
 from search.searcher import Searcher, SearchRequest, Turn
 
 MANUAL_PAGE = "https://files.example.org/field-service-manual.pdf#page=2"
@@ -56,3 +57,17 @@ def test_turned_off_or_for_a_follow_up_the_stage_adds_nothing(sample_corpus, sea
     follow_up = searcher.search(SearchRequest(query="Wie lange bleibt sie in der Lösung?", history=[turn],
                                               explain=True))
     assert follow_up.hits[0].url == MANUAL_PAGE and not any(_gained(follow_up).values())
+
+
+def test_a_german_question_ranks_by_the_multilingual_vectors_of_every_evidence_and_an_english_one_does_not(
+        sample_corpus, searcher):
+    """The cross-lingual k-NN list (``cross_lingual_weight``) reads a German question's meaning over the whole
+    index, beside BM25 and the English embedder; an English question is read by those alone."""
+    german = searcher.search(SearchRequest(query=GERMAN_QUESTION, explain=True))
+    listed = {url: parts.get(CROSS_LINGUAL_LIST, 0.0) for url, parts in german.contributions.items()}
+    assert german.hits[0].url == MANUAL_PAGE and listed[MANUAL_PAGE] > 0
+    for hit in german.hits:  # the list's share is booked, so a page's parts still add up to its score
+        assert sum(german.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
+    english = searcher.search(SearchRequest(query="How long does the salinity probe stay in the reference solution?",
+                                            explain=True))
+    assert english.hits and not any(CROSS_LINGUAL_LIST in parts for parts in english.contributions.values())

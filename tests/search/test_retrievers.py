@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from core.settings import SearchConfig
 from search.query import Query, ResolvedQuery
-from search.retrievers import (KNN_OVERSAMPLE, TRANSLATION_DOUBT_FREE, acl_filter, bm25_query, dense_texts,
-                               knn_retrievers, request_filters, text_fields)
+from search.retrievers import (CROSS_LINGUAL_LIST, KNN_OVERSAMPLE, TRANSLATION_DOUBT_FREE, acl_filter, bm25_query,
+                               cross_lingual_retriever, dense_texts, knn_retrievers, request_filters, text_fields)
 from text.lemmas import Lemmatizer
 
 
@@ -70,6 +70,18 @@ def test_knn_filtered_after_the_search_asks_more_and_keeps_the_filtered_search_t
                           "filter": acl}}
     assert after.fallback == {"knn": {"vec_context": {"vector": [0.5], "k": 10, "filter": {"bool": {"filter": acl}}}}}
     inside, = knn_retrievers([[0.5]], False, ("context",), 10, acl, SearchConfig())
+    assert inside.body == after.fallback and inside.fallback is None
+
+
+def test_cross_lingual_list_searches_the_multilingual_view_and_an_index_without_it_matches_nothing():
+    acl = [acl_filter([])]
+    after = cross_lingual_retriever([0.5], 10, acl, 0.3, filter_after=True)
+    assert after.body == {"bool": {"must": {"knn": {"vec_multilingual": {
+        "vector": [0.5], "k": 10 * KNN_OVERSAMPLE, "ignore_unmapped": True}}}, "filter": acl}}
+    assert after.fallback == {"knn": {"vec_multilingual": {"vector": [0.5], "k": 10, "ignore_unmapped": True,
+                                                           "filter": {"bool": {"filter": acl}}}}}
+    assert (after.weight, after.lexical, after.name) == (0.3, False, CROSS_LINGUAL_LIST)
+    inside = cross_lingual_retriever([0.5], 10, acl, 0.3)
     assert inside.body == after.fallback and inside.fallback is None
 
 

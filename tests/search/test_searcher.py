@@ -9,7 +9,10 @@ import dataclasses
 
 import pytest
 
-from search.searcher import SearchRequest, Turn
+from core.profile import recording
+from search.multilingual import MULTILINGUAL_PART
+from search.searcher import Searcher, SearchRequest, Turn
+from search.sentences import SENTENCE_PART
 from tests.conftest import SAMPLES
 
 
@@ -223,3 +226,31 @@ def test_failing_llm_falls_back_to_the_rules_and_says_so(sample_corpus, searcher
     response = broken.search(SearchRequest(query="and how do I fix it?", history=[turn]))
     assert response.hits[0].url == runbook
     assert len(response.warnings) == 1 and "127.0.0.1:9" in response.warnings[0]
+
+
+CLOSEST_QUESTION = "How many minutes does the salinity probe stay in the reference solution?"
+
+
+def test_a_question_asked_again_asks_opensearch_for_its_lists_and_its_closest_pages_only(sample_corpus, searcher):
+    """The word look-ups and the question's vectors are kept from the first time; the sentence and the multilingual
+    stage ask their k-NN queries in one ``_msearch``."""
+    first = searcher.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid", explain=True))
+    assert {SENTENCE_PART, MULTILINGUAL_PART} <= {part for parts in first.contributions.values() for part in parts}
+    with recording() as again:
+        searcher.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid"))
+    trips = {name: figures.round_trips for name, figures in again.stages.items() if figures.round_trips}
+    assert trips["retrieve"] == 1 and trips["closest"] == 1
+    assert not {"spelling", "acronyms", "understand", "bm25"} & set(trips)  # the look-ups kept
+
+
+def test_fewer_multilingual_pages_than_sentence_pages_are_chosen_after_the_sentence_gains(sample_corpus, searcher):
+    """The sentence stage may reorder its pages, so the multilingual stage's fewer best pages are known only after
+    it: a second round trip, and both stages still lift their pages."""
+    cfg = dataclasses.replace(searcher.settings.search, multilingual_pages=searcher.settings.search.sentence_pages - 1)
+    narrower = Searcher(dataclasses.replace(searcher.settings, search=cfg), searcher.client, searcher.embedder,
+                        searcher.lemmatizer, searcher.lexicon, multilingual_embedder=searcher.multilingual_embedder)
+    narrower.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid"))  # the look-ups kept
+    with recording() as again:
+        response = narrower.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid", explain=True))
+    assert again.stages["closest"].round_trips == 2
+    assert {SENTENCE_PART, MULTILINGUAL_PART} <= {part for parts in response.contributions.values() for part in parts}

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from search.grouping import Group
-from search.sentences import SENTENCE_PART, applies, closeness, gains, sentence_query, with_gains
+from search.sentences import (SENTENCE_PART, applies, closeness, gains, sentence_query, unit_closeness, unit_query,
+                              with_gains)
 
 
 def test_only_a_question_read_on_its_own_in_the_models_language_is_read():
@@ -46,3 +47,15 @@ def test_a_pages_gain_goes_to_its_score_and_its_best_evidence_so_its_parts_add_u
     assert lifted[0].items[1] is groups[0].items[1]
     assert groups[0].score == 0.7 and SENTENCE_PART not in groups[0].items[0]["_parts"]  # the input is left as it was
     assert with_gains(groups, {}, 0.4, explain=True) == groups
+
+
+def test_the_card_reads_every_sentence_of_the_evidence_asked_without_the_title_before_it():
+    body = unit_query([0.1, 0.2], ["ev-1", "ev-2"])
+    nested = body["query"]["bool"]["must"]["nested"]
+    assert nested["query"]["knn"]["sentences.vec"]["expand_nested_docs"]  # every sentence, not only the closest
+    assert body["query"]["bool"]["filter"] == [{"ids": {"values": ["ev-1", "ev-2"]}}]
+    inner = [{"_source": {"text": "Leave policy: Leave lapses on 31 March."}, "_score": 0.9},
+             {"_source": {"text": "Leave policy: Ask HR."}, "_score": 0.7}]
+    response = {"hits": {"hits": [{"_id": "ev-1", "inner_hits": {"sentences": {"hits": {"hits": inner}}}}]}}
+    assert unit_closeness(response, {"ev-1": "Leave policy"}) == {
+        "ev-1": {"Leave lapses on 31 March.": 0.9, "Ask HR.": 0.7}}

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from core.profile import TOTAL, recording
 from search.lexicon import Lexicon
 from search.spelling import (MAX_CHECKED_WORDS, MAX_JOINED_CHARS, MAX_JOINED_WORDS, MIN_SIMILARITY,
                              NEIGHBOUR_SIMILARITY, SpellingCorrector, beside, close_words, compound_candidates,
-                             spelled, two_word_readings, typo_candidates)
+                             spelled, suggestions, two_word_readings, typo_candidates)
 from search.vocabulary import CorpusWords
 from tests.search.passages import index_passages
 from text.lemmas import Lemmatizer
@@ -72,15 +73,15 @@ def test_only_suggestions_alike_enough_are_taken():
     answer = {"suggest": {"w0": [{"text": "limt", "options": [{"text": "limit", "score": 0.75, "freq": 21}]}],
                           "w1": [{"text": "pasword", "options": [{"text": "password", "score": 0.86, "freq": 22},
                                                                  {"text": "passwords", "score": 0.71, "freq": 9}]}]}}
-    assert close_words(answer, ["limt", "pasword"]) == {"limt": [], "pasword": ["password"]}
+    assert close_words(suggestions(answer, ["limt", "pasword"])) == {"limt": [], "pasword": ["password"]}
     assert 0.75 < MIN_SIMILARITY <= 0.86
 
 
 def test_a_short_word_s_close_words_are_paired_with_its_neighbours(lemmatizer):
     assert beside(lemmatizer, "fleet api rate limt?", "en", "limt", ["limit", "list"]) == ["rate limit", "rate list"]
     assert beside(lemmatizer, "the limt of the api", "en", "limt", ["limit"]) == ["limit api"]
-    assert close_words({"suggest": {"w0": [{"text": "limt", "options": [{"text": "limit", "score": 0.75}]}]}},
-                       ["limt"], NEIGHBOUR_SIMILARITY) == {"limt": ["limit"]}
+    answer = {"suggest": {"w0": [{"text": "limt", "options": [{"text": "limit", "score": 0.75}]}]}}
+    assert close_words(suggestions(answer, ["limt"]), NEIGHBOUR_SIMILARITY) == {"limt": ["limit"]}
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +93,17 @@ def corrector(stores, settings) -> SpellingCorrector:
 
 def test_a_typo_gets_the_close_word_the_corpus_holds(corrector, lemmatizer):
     assert corrector.run("reimbursemnt of a trip", "en", [], lemmatizer) == {"reimbursemnt": "reimbursement"}
+
+
+def test_a_typo_asked_again_asks_opensearch_nothing(corrector, stores, settings, lemmatizer):
+    """The suggester's answer is kept beside the presence checks', so a question typed again costs no round trip."""
+    index = settings.opensearch.index_alias
+    fresh = SpellingCorrector(stores, index, CorpusWords(stores, index))  # its own caches, on the corpus indexed
+    with recording() as first:
+        assert fresh.run("reimbursemnt of a trip", "en", [], lemmatizer) == {"reimbursemnt": "reimbursement"}
+    with recording() as again:
+        assert fresh.run("reimbursemnt of a trip", "en", [], lemmatizer) == {"reimbursemnt": "reimbursement"}
+    assert first.stages[TOTAL].round_trips >= 2 and again.stages[TOTAL].round_trips == 0
 
 
 def test_a_word_the_corpus_holds_in_another_form_is_no_typo(corrector, lemmatizer):

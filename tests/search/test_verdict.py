@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from search.grouping import Group
 from search.query import Query, ResolvedQuery
-from search.verdict import (CALIBRATION, NONE, STRONG, agreement, calibrated, coverage, holds, judge_all,
+from search.verdict import (CALIBRATION, NONE, STRONG, TextWords, agreement, calibrated, coverage, holds, judge_all,
                             question_terms)
 
 
@@ -23,11 +23,11 @@ def hits(*urls: str) -> list[dict]:
 
 
 def test_a_word_is_held_through_its_inflections_compounds_and_umlauts():
-    text_words = {"resturlaub", "verfallt", "am", "31"}
+    text_words = TextWords.of({"resturlaub", "verfallt", "am", "31"})
     assert holds("verfallen", text_words)  # "verfällt", folded
     assert holds("urlaub", text_words)  # inside the compound
-    assert not holds("rate", {"separate"})  # too short to be a compound's part
-    assert not holds("release", {"relevant"})
+    assert not holds("rate", TextWords.of({"separate"}))  # too short to be a compound's part
+    assert not holds("release", TextWords.of({"relevant"}))
 
 
 def test_a_missing_rare_name_costs_more_than_a_missing_common_word():
@@ -65,3 +65,19 @@ def test_a_code_the_question_splits_is_held_where_the_page_writes_it_whole():
     asked = question_terms(query("TS-E4471", ["ts", "e4471"]))
     assert coverage(asked, "TS-E4471 means the buoy's modem refused the certificate.") == 1.0
     assert coverage(asked, "TS-E2210 means a frame was dropped.") < 0.5  # its neighbour code is not it
+
+
+def test_a_name_the_corpus_writes_nowhere_lowers_the_confidence_more_than_one_it_writes_elsewhere():
+    asked = query("When does the Rotterdam office close?", ["rotterdam", "office", "close"])
+    found = page("https://w/offices", "Offices", "The office closes at 18:00.")
+    ranked = [hits("https://w/offices"), hits("https://w/offices")]
+    asked_about: list[list[str]] = []
+
+    def corpus_holds(terms: list[str], known: set[str]) -> set[str]:
+        asked_about.append(terms)
+        return set(terms) & known
+
+    elsewhere, = judge_all([found], asked, ranked, lambda terms: corpus_holds(terms, {"rotterdam"}))
+    nowhere, = judge_all([found], asked, ranked, lambda terms: corpus_holds(terms, set()))
+    assert nowhere.coverage < elsewhere.coverage and nowhere.confidence <= elsewhere.confidence
+    assert asked_about == [["rotterdam"], ["rotterdam"]]  # only the words no judged page holds are looked up
