@@ -6,6 +6,7 @@
 # and scripts/figures.py writes them into the table of docs/ranking.md at the end. Needs the stack running
 # (`make demo` or `evident services up`); about ten minutes on two cores. The indices stay (aliases evalbench and
 # evalharbor) for `evident eval --misses` afterwards, with EVIDENT_OPENSEARCH_INDEX_ALIAS set to one of them.
+# EVAL_INGEST=0 evaluates the indices an earlier run left, ingesting nothing: for a change to search alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH=${BENCH:-../shared/bench}
@@ -25,6 +26,7 @@ trap '[ -n "$worker" ] && kill "$worker" 2>/dev/null' EXIT  # a failed ingest or
 ingest() {  # alias, folders...: a fresh ingest into the alias by a worker of its own, stopped afterwards
     local alias=$1; shift
     export EVIDENT_OPENSEARCH_INDEX_ALIAS=$alias
+    [ "${EVAL_INGEST:-1}" = 0 ] && return
     .venv/bin/python -c "import os, sys, redis; from core.jobs import JobStore
 try: JobStore.from_url(os.environ['EVIDENT_REDIS_URL']).clear_database()
 except redis.RedisError as exc: sys.exit(f'eval-bench: Redis does not answer ({exc}); start the stack: make demo')"
@@ -57,6 +59,11 @@ table talvik-conversations-completed "evalsets/talvik-conversations.jsonl, compl
     evalsets/talvik-conversations.jsonl --field completed_question
 table talvik-conversations-baseline "evalsets/talvik-conversations.jsonl, naive baseline" \
     evalsets/talvik-conversations.jsonl --field question --conversation prev-question
+table talvik-standalone-de "evalsets/talvik-standalone.de.jsonl" evalsets/talvik-standalone.de.jsonl --field question
+table talvik-conversations-de-raw "evalsets/talvik-conversations.de.jsonl, raw" \
+    evalsets/talvik-conversations.de.jsonl --field question
+table talvik-conversations-de-completed "evalsets/talvik-conversations.de.jsonl, completed" \
+    evalsets/talvik-conversations.de.jsonl --field completed_question
 
 HARBOR=evalsets/harborlane
 ingest evalharbor "$HARBOR/pages"
@@ -64,6 +71,16 @@ table harborlane-raw "harborlane, raw" "$HARBOR/harborlane-conversations.jsonl" 
 table harborlane-completed "harborlane, completed" "$HARBOR/harborlane-conversations.jsonl" --field completed_question
 table harborlane-baseline "harborlane, naive baseline" "$HARBOR/harborlane-conversations.jsonl" --field question \
     --conversation prev-question
+table harborlane-de-raw "harborlane .de, raw" "$HARBOR/harborlane-conversations.de.jsonl" --field question
+table harborlane-de-completed "harborlane .de, completed" "$HARBOR/harborlane-conversations.de.jsonl" \
+    --field completed_question
+# Out of corpus: one organisation's questions asked of the other's index (evident eval leaves out any whose gold
+# page that index holds): no first page is right, and the verdict should say so.
+table ooc-questions-on-harbor "bench questions.jsonl asked of harborlane (out of corpus)" "$BENCH/questions.jsonl" \
+    --out-of-corpus
+export EVIDENT_OPENSEARCH_INDEX_ALIAS=evalbench
+table ooc-harborlane-on-bench "harborlane asked of the bench (out of corpus)" "$HARBOR/harborlane-conversations.jsonl" \
+    --out-of-corpus
 
 echo
 .venv/bin/python scripts/figures.py

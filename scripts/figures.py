@@ -29,9 +29,18 @@ ROWS = (
     ("evalsets/talvik-conversations.jsonl, completed", "talvik-conversations-completed", None),
     ("evalsets/harborlane, raw", "harborlane-raw", "harborlane-baseline"),
     ("evalsets/harborlane, completed", "harborlane-completed", None),
+    ("evalsets/talvik-standalone.de.jsonl (German set)", "talvik-standalone-de", None),
+    ("evalsets/talvik-conversations.de.jsonl, raw", "talvik-conversations-de-raw", None),
+    ("evalsets/talvik-conversations.de.jsonl, completed", "talvik-conversations-de-completed", None),
+    ("evalsets/harborlane .de, raw", "harborlane-de-raw", None),
+    ("evalsets/harborlane .de, completed", "harborlane-de-completed", None),
+    ("out of corpus: bench questions.jsonl asked of harborlane", "ooc-questions-on-harbor", None),
+    ("out of corpus: harborlane asked of the bench", "ooc-harborlane-on-bench", None),
 )
 HEADER = ("| file, question | n | P@1 | hit@5 | MRR | en / de | tune / untouched half | baseline P@1 "
-          "| restricted shown |\n|---|---|---|---|---|---|---|---|---|")
+          "| restricted shown | strong: right / wrong first page | cards: right / wrong of shown |"
+          "\n|---|---|---|---|---|---|---|---|---|---|---|")
+OUT_OF_CORPUS = "ooc-"  # the stem's opening for a set asked of another organisation's index: no page is right
 
 
 def figure(value: float | None) -> str:
@@ -45,19 +54,30 @@ def pair(breakdown: dict, first: str, second: str) -> str:
     return " / ".join(figure(breakdown[key]["p_at_1"]) if key in breakdown else "–" for key in (first, second))
 
 
-def row(label: str, result: dict, baseline: dict | None = None) -> str:
+def verdict_cells(result: dict, out_of_corpus: bool) -> list[str]:
+    """The verdict's cell (strong when the first page is right / wrong; "not strong" of an out-of-corpus set) and
+    the cards' (shown and right / wrong of those shown); blank for a result without them."""
+    if "verdicts" not in result:
+        return ["", ""]
+    strong = (f"not strong {figure(result['not_strong'])}" if out_of_corpus else
+              f"{figure(result['strong_when_right'])} / {figure(result['strong_when_wrong'])}")
+    cards = result["cards"]
+    return [strong, "" if out_of_corpus else f"{figure(cards['right'])} / {figure(cards['wrong_of_shown'])}"]
+
+
+def row(label: str, result: dict, baseline: dict | None = None, out_of_corpus: bool = False) -> str:
     """One line of the table from one `evident eval --json` result (and its baseline's)."""
     restricted = result.get("restricted", {})
     shown = f"{restricted.get('leaks', 0)} of {restricted['n']}" if restricted.get("n") else ""
     cells = [label, str(result["n"]), figure(result["p_at_1"]), figure(result["hit_at_5"]), figure(result["mrr"]),
              pair(result.get("by_lang", {}), "en", "de"), pair(result.get("by_split", {}), "tune", "holdout"),
-             figure(baseline["p_at_1"]) if baseline else "", shown]
+             figure(baseline["p_at_1"]) if baseline else "", shown, *verdict_cells(result, out_of_corpus)]
     return "| " + " | ".join(cells) + " |"
 
 
 def table(results: dict[str, dict], date: str) -> str:
     """The text between the markers: the table of the rows whose results are there, and a line saying when."""
-    lines = [HEADER, *(row(label, results[stem], results.get(base) if base else None)
+    lines = [HEADER, *(row(label, results[stem], results.get(base) if base else None, stem.startswith(OUT_OF_CORPUS))
                        for label, stem, base in ROWS if stem in results)]
     failed = sum(len(results[stem].get("failed", [])) for _, stem, _ in ROWS if stem in results)
     note = f" {failed} searches failed and count as misses." if failed else ""

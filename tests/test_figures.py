@@ -26,12 +26,19 @@ def test_a_row_holds_the_figures_the_halves_the_languages_the_baseline_and_the_r
     line = figures.row("questions.jsonl, raw", result(0.9008, 5, lang={"en": 0.883, "de": 0.963},
                                                        split={"tune": 0.842, "holdout": 0.953}), result(0.884))
     assert line == ("| questions.jsonl, raw | 121 | 0.901 | 0.984 | 0.929 | 0.883 / 0.963 | 0.842 / 0.953 | 0.884 "
-                    "| 0 of 5 |")
+                    "| 0 of 5 |  |  |")
 
 
 def test_a_row_without_halves_baseline_or_restricted_questions_leaves_those_cells_blank():
     line = figures.row("evalsets/harborlane, completed", result(0.947))
-    assert line.endswith("| 0.947 | 0.984 | 0.929 |  |  |  |  |")
+    assert line.endswith("| 0.947 | 0.984 | 0.929 |  |  |  |  |  |  |")
+
+
+def test_a_row_shows_the_verdict_and_card_figures_and_an_out_of_corpus_row_its_share_not_strong():
+    judged = result(0.934) | {"verdicts": {}, "not_strong": 0.12, "strong_when_right": 0.9, "strong_when_wrong": 0.4,
+                              "cards": {"right": 0.31, "wrong_of_shown": 0.19}}
+    assert figures.row("questions.jsonl, completed", judged).endswith("| 0.900 / 0.400 | 0.310 / 0.190 |")
+    assert figures.row("asked of another wiki", judged, out_of_corpus=True).endswith("| not strong 0.120 |  |")
 
 
 def test_the_table_keeps_the_order_of_rows_and_leaves_out_a_row_without_its_file():

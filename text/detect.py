@@ -92,7 +92,8 @@ class _LanguageModel:
             for key, value in read_table(lang, "lemma_lookup").items():
                 forms.add(key.lower())
                 forms.add((lemma_of(value) or "").lower())
-            unigram = {w: _FORM_LOGP for w in forms if w.isalpha()}
+            # in word order, so the first _PROFILE_WORDS of these equally likely forms are the same in every process
+            unigram = {w: _FORM_LOGP for w in sorted(forms) if w.isalpha()}
             self.floor = _FORM_FLOOR
         self.unigram = unigram
         words = sorted(unigram, key=unigram.__getitem__, reverse=True)[:_PROFILE_WORDS]

@@ -1,9 +1,20 @@
 """Language detection from stop words, word frequencies, character trigrams and marked characters."""
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from text.detect import detect_language, language_scores
+from text.detect import _model, detect_language, language_scores
+
+ROOT = Path(__file__).resolve().parents[2]
+DIGEST = ("import hashlib, json, sys; from text.detect import _model; "
+          "print(hashlib.sha256(json.dumps(sorted(_model(sys.argv[1]).trigram.items())).encode()).hexdigest())")
 
 
 @pytest.mark.parametrize("text, lang", [
@@ -62,3 +73,13 @@ def test_more_candidates():
     }
     for lang, text in texts.items():
         assert detect_language(text, candidates=cands) == lang, lang
+
+
+def test_a_language_without_a_frequency_list_gets_the_same_model_in_every_process():
+    """French has only equally likely word forms, more than the model reads: which it reads must not follow the
+    process's hash seed, or a page's language could differ between two workers."""
+    here = hashlib.sha256(json.dumps(sorted(_model("fr").trigram.items())).encode()).hexdigest()
+    seed = "1" if os.environ.get("PYTHONHASHSEED") != "1" else "2"
+    other = subprocess.run([sys.executable, "-c", DIGEST, "fr"], cwd=ROOT, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
+    assert other == here
