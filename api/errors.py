@@ -1,8 +1,9 @@
 """Every error the API gives is JSON (``api.schema.Error``): ``{"error": ..., "errors": [...]}``.
 
 Bad input is a 4xx naming the parameter and the reason (spectree's validation errors are rewritten
-here into that shape); OpenSearch or Redis out of reach is a 503; anything else is a 500 that is logged
-with its trace and answered without it.
+here into that shape); OpenSearch or Redis out of reach is a 503, and so is an index not created yet (the
+answer says how an admin creates it); anything else is a 500 that is logged with its trace and answered without
+it.
 """
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import json
 
 from flask import Flask, current_app, jsonify, request
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+from opensearchpy.exceptions import NotFoundError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from werkzeug.exceptions import HTTPException
+
+from core.index import MISSING_INDEX
 
 REASON_CHARS = 200  # enough to say what was wrong with a value without echoing a huge one back
 
@@ -82,6 +86,16 @@ def install(app: Flask) -> None:
     def unavailable(exc: Exception):
         current_app.logger.warning("a store is out of reach: %s", exc)
         return jsonify({"error": "search is unavailable for a moment: its index or queue does not answer",
+                        "errors": []}), 503
+
+    @app.errorhandler(NotFoundError)
+    def index_missing(exc: NotFoundError):
+        if exc.error != MISSING_INDEX:
+            return server_error(exc)
+        alias = current_app.extensions["evident"]["settings"].opensearch.index_alias
+        current_app.logger.warning("the index %s does not exist: %s", alias, exc.info)
+        return jsonify({"error": f"search is unavailable: the index {alias!r} does not exist yet; an admin creates "
+                                 "it with `evident init` and fills it with `evident ingest` or a source's sync",
                         "errors": []}), 503
 
     @app.errorhandler(Exception)

@@ -9,7 +9,7 @@ from typing import Callable
 
 import orjson
 from opensearchpy import OpenSearch, helpers
-from opensearchpy.exceptions import SerializationError
+from opensearchpy.exceptions import NotFoundError, SerializationError
 from opensearchpy.serializer import JSONSerializer
 
 from core.profile import CountingTransport
@@ -75,6 +75,18 @@ class OrjsonSerializer(JSONSerializer):
             return orjson.loads(s)
         except (TypeError, ValueError) as exc:  # orjson.JSONDecodeError is a ValueError
             raise SerializationError(s, exc) from exc
+
+
+MISSING_INDEX = "index_not_found_exception"  # OpenSearch's error type for an index or alias that does not exist
+
+
+def item_failure(error: dict | str, what: str) -> Exception:
+    """The exception for a failed item of a multi-request (``_msearch``, ``_mtermvectors``): a missing index as
+    OpenSearch's own ``NotFoundError`` (what a single request raises, so the API answers both alike), anything
+    else a ``RuntimeError`` naming ``what`` failed and why."""
+    if isinstance(error, dict) and error.get("type") == MISSING_INDEX:
+        return NotFoundError(404, MISSING_INDEX, {"error": error})
+    return RuntimeError(f"{what}: {error}")
 
 
 def connect(settings: Settings) -> OpenSearch:

@@ -12,6 +12,7 @@ from collections import Counter
 
 from opensearchpy import OpenSearch
 
+from core.index import item_failure
 from search.cache import ExpiringCache
 from search.flatten import Analysis
 
@@ -57,7 +58,7 @@ class FieldTokens:
         out: dict[tuple[str, str], dict[str, int]] = {}
         for (word, fields), answer in zip(fields_of.items(), answers):
             if "error" in answer:
-                raise RuntimeError(f"OpenSearch could not analyze {word!r}: {answer['error']}")
+                raise item_failure(answer["error"], f"OpenSearch could not analyze {word!r}")
             vectors = answer.get("term_vectors", {})
             for field in fields:
                 terms = vectors.get(field, {}).get("terms", {})

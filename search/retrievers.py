@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from opensearchpy import OpenSearch
 
-from core.index import ACL_LEVEL_FIELDS, MULTILINGUAL_FIELD, NESTED_ACL_PATH, NO_READER, VECTOR_FIELDS
+from core.index import ACL_LEVEL_FIELDS, MULTILINGUAL_FIELD, NESTED_ACL_PATH, NO_READER, VECTOR_FIELDS, item_failure
 from core.settings import SearchConfig
 from ingest import evidence as kinds
 from search.fusion import READING_PREFIX, query_name
@@ -237,7 +237,7 @@ def msearch(client: OpenSearch, index: str, searches: list[dict]) -> list[dict]:
     responses = client.msearch(body=body)["responses"] if body else []
     for response in responses:
         if "error" in response:
-            raise RuntimeError(f"OpenSearch search failed: {response['error']}")
+            raise item_failure(response["error"], "OpenSearch search failed")
     return responses
 
 

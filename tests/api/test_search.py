@@ -123,6 +123,19 @@ def test_health_reports_every_service(client):
     assert data["opensearch"] in ("green", "yellow") and data["redis"] == "ok" and data["workers"] >= 1
 
 
+def test_a_search_before_the_index_exists_is_a_503_saying_how_to_create_it(settings, searcher):
+    from api.app import create_app
+    from evident.evaluation import searcher_on
+
+    missing = searcher_on(searcher, f"{settings.opensearch.index_alias}-never-created")
+    client = create_app(missing.settings, searcher=missing).test_client()
+    for response in (client.get("/api/search", query_string={"q": "vacation policy"}),
+                     client.post("/api/search", json={"q": "vacation policy"})):
+        data = response.get_json()
+        assert response.status_code == 503, data
+        assert "-never-created" in data["error"] and "evident init" in data["error"]
+
+
 def test_search_page_is_served_without_inline_script(client):
     response = client.get("/")
     assert response.status_code == 200 and b"/api/openapi.json" in response.data
