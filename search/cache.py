@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from concurrent.futures import Future
 from typing import Callable, Generic, Hashable, Iterable, TypeVar
 
 Key = TypeVar("Key", bound=Hashable)
@@ -52,18 +53,44 @@ class ExpiringCache(Generic[Key, Value]):
 class KeptVectors:
     """Each text's vector from ``embed`` (texts -> their vectors, in order), embedded once and kept for the
     process's life: a model's vector for a text never changes, and a question asked again (by anyone, or by the
-    same user paging on) then costs no embedding. Past ``size`` texts the oldest stored half is forgotten."""
+    same user paging on) then costs no embedding. A text another thread is embedding right now is waited for, not
+    embedded again (the search embeds a question's multilingual vector in the background, and the cross-lingual
+    list may ask for the same text meanwhile). Past ``size`` texts the oldest stored half is forgotten."""
 
     def __init__(self, embed: Callable[[list[str]], list[list[float]]], size: int):
         self._embed = embed
         self._known: ExpiringCache[str, list[float]] = ExpiringCache(math.inf, size)
+        self._underway: dict[str, Future] = {}  # text -> its vector, for the texts being embedded now
+        self._lock = threading.Lock()
 
     def of(self, texts: list[str]) -> list[list[float]]:
-        """The vector of each of ``texts``, in order; only the texts not kept yet are embedded, in one call."""
+        """The vector of each of ``texts``, in order; only the texts neither kept nor under way are embedded, in
+        one call."""
         known = self._known.fresh(texts)
-        missing = [text for text in dict.fromkeys(texts) if text not in known]
-        if missing:
-            made = dict(zip(missing, self._embed(missing)))
-            self._known.store(made)
+        mine: dict[str, Future] = {}
+        waited: dict[str, Future] = {}
+        with self._lock:
+            for text in dict.fromkeys(texts):
+                if text in known:
+                    continue
+                if text in self._underway:
+                    waited[text] = self._underway[text]
+                else:
+                    mine[text] = self._underway[text] = Future()
+        if mine:
+            try:
+                made = dict(zip(mine, self._embed(list(mine))))
+                self._known.store(made)
+                for text, future in mine.items():
+                    future.set_result(made[text])
+            except BaseException as exc:
+                for future in mine.values():
+                    future.set_exception(exc)
+                raise
+            finally:
+                with self._lock:
+                    for text in mine:
+                        del self._underway[text]
             known |= made
+        known |= {text: future.result() for text, future in waited.items()}
         return [known[text] for text in texts]

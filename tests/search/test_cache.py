@@ -1,6 +1,10 @@
 """The answers the search stages keep of OpenSearch: believed for a while, bounded in number."""
 from __future__ import annotations
 
+import threading
+
+import pytest
+
 from search.cache import ExpiringCache, KeptVectors
 
 
@@ -48,3 +52,43 @@ def test_a_text_is_embedded_once_and_only_the_new_texts_of_a_call_are_embedded()
     assert vectors.of(["vpn reset", "urlaub", "urlaub"]) == [[9.0], [6.0], [6.0]]
     assert embedded == [["vpn", "vpn reset"], ["urlaub"]]
     assert vectors.of(["urlaub", "vpn"]) == [[6.0], [3.0]] and len(embedded) == 2
+
+
+def test_a_text_another_thread_is_embedding_is_waited_for_not_embedded_again():
+    started, release = threading.Event(), threading.Event()
+    embedded = []
+
+    def embed(texts):
+        embedded.append(list(texts))
+        started.set()
+        release.wait(5)
+        return [[float(len(t))] for t in texts]
+
+    vectors = KeptVectors(embed, size=100)
+    background = threading.Thread(target=vectors.of, args=(["wann verfällt der resturlaub"],))
+    background.start()
+    assert started.wait(5)
+    answers = []
+    asking = threading.Thread(target=lambda: answers.append(vectors.of(["wann verfällt der resturlaub", "vpn"])))
+    asking.start()
+    asking.join(0.3)  # time to reach the text under way (an old cache would start embedding it a second time)
+    release.set()
+    asking.join(5)
+    background.join(5)
+    assert answers == [[[28.0], [3.0]]]
+    assert embedded == [["wann verfällt der resturlaub"], ["vpn"]]  # the question once, by the first thread
+
+
+def test_a_failed_embedding_reaches_every_caller_and_the_text_is_tried_again_later():
+    calls = []
+
+    def embed(texts):
+        calls.append(list(texts))
+        if len(calls) == 1:
+            raise RuntimeError("model not loaded")
+        return [[1.0] for _ in texts]
+
+    vectors = KeptVectors(embed, size=100)
+    with pytest.raises(RuntimeError):
+        vectors.of(["vpn"])
+    assert vectors.of(["vpn"]) == [[1.0]] and len(calls) == 2
