@@ -15,9 +15,13 @@ from tests.standins import SHUTDOWN_POLL
 
 SAMPLES = PROJECT_ROOT / "samples"
 HARBORLANE = PROJECT_ROOT / "evalsets" / "harborlane"  # a whole wiki of our own: 28 Confluence pages
-# Parallel test runs on one machine each take their own alias and Redis database.
-TEST_ALIAS = os.environ.get("EVIDENT_TEST_ALIAS", "evident-test")
-TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1"))
+# Parallel test runs on one machine each take their own alias and Redis database. So does each process of a run
+# split by pytest-xdist (``make test`` runs two): "gw1" adds 1 to the alias and the databases (the modules that
+# take databases of their own add 3, 5, 8 and 11 to this one, so two processes never share one).
+SPLIT_PROCESS = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", ... in a process of a split run
+_PROCESS_NUMBER = int(SPLIT_PROCESS.removeprefix("gw") or 0)
+TEST_ALIAS = os.environ.get("EVIDENT_TEST_ALIAS", "evident-test") + (str(_PROCESS_NUMBER) if SPLIT_PROCESS else "")
+TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1")) + _PROCESS_NUMBER
 # The fixtures that start or need the real OpenSearch, Redis or Celery worker. A test that uses one, itself
 # or through another fixture, is marked ``services``: ``pytest -m "not services"`` runs the rest without them.
 SERVICE_FIXTURES = {"stores", "celery_app", "worker", "jobs", "ingest", "sample_corpus", "searcher"}
@@ -27,6 +31,33 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.services)
+
+
+STARTED = pytest.StashKey[list]()  # the services the controlling process of a split run started
+
+
+def splitting(config) -> bool:
+    """Whether this is the controlling process of a run split over processes that may need the services."""
+    return (not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
+            and config.option.markexpr.strip() != "not services")
+
+
+def pytest_sessionstart(session):
+    """A split run starts OpenSearch and Redis once, in the controlling process, before its processes start (they
+    reuse what answers), and stops them at its end: two processes starting one node at once would collide, and
+    the first to finish would stop the other's."""
+    if splitting(session.config):
+        from evident.stack import launcher
+
+        session.config.stash[STARTED] = launcher.up_stores(load_settings(environ={}))
+
+
+def pytest_sessionfinish(session):
+    started = session.config.stash.get(STARTED, [])
+    if started and os.environ.get("EVIDENT_TEST_KEEP_SERVICES") != "1":
+        from evident.stack import launcher
+
+        launcher.stop(load_settings(environ={}), started)
 
 
 @pytest.fixture(scope="session")

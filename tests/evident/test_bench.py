@@ -7,9 +7,9 @@ import re
 from tests.conftest import SAMPLES, TEST_ALIAS, TEST_REDIS_DB
 from evident.cli import main
 
-# A Redis database of the bench's own: the session's worker consumes TEST_REDIS_DB's queue, and the bench
-# refuses to share a queue with a worker it did not start.
-BENCH_REDIS_DB = (TEST_REDIS_DB + 8) % 16
+# A Redis database of the bench's own: the session's worker consumes TEST_REDIS_DB's queue, the sync tests' worker
+# TEST_REDIS_DB + 8's, and the bench refuses to share a queue with a worker it did not start.
+BENCH_REDIS_DB = (TEST_REDIS_DB + 3) % 16
 BENCH_ALIAS = f"{TEST_ALIAS}_bench"  # not "<alias>-...", which the test alias's index template would claim
 TINY_CORPUS = [SAMPLES / "wiki" / "pages" / "4456449.json", SAMPLES / "wiki" / "pages" / "4522017.json",
                SAMPLES / "pdf" / "field-service-manual.pdf"]

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from api.schema import MAX_K
 from evident.evaluation import figures, first_gold_rank, format_misses, in_split, split_of
 from search.searcher import SearchRequest, Searcher, Turn
 from tests.evident.test_cli import evident_here, index_env  # noqa: F401 - the in-process command fixture
@@ -133,7 +134,10 @@ def test_an_explained_search_keeps_parts_that_add_up_to_each_page_score(sample_c
     explaining = Searcher(config, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
                           reranker=reranker)
     history = [Turn("Which buoy failed?", [{"url": plain.hits[2].url, "title": plain.hits[2].title}])]
-    response = explaining.search(SearchRequest(query="and the buoy?", fusion=fusion, history=history, explain=True))
+    # every page the follow-up finds, so the pages the carried "failed" matches are among them whatever else the
+    # session's index holds by then (other modules' pages about buoys)
+    response = explaining.search(SearchRequest(query="and the buoy?", fusion=fusion, history=history, explain=True,
+                                               k=MAX_K))
     assert not explaining.search(SearchRequest(query="buoy", fusion=fusion)).contributions  # only when asked
     for hit in response.hits:
         assert sum(response.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
