@@ -3,11 +3,15 @@
 Verdicts: how many first results are strong, weak and none; of the questions whose first page is right, the share
 kept strong; of those whose first page is wrong (every question of an out-of-corpus set), the share called strong;
 among strong first results, the rate of right pages beside their mean confidence. Cards: the share of questions
-shown a right card, and the share of shown cards that are wrong; a card is right when it holds ``CARD_RIGHT`` of
-the content words of the question's gold ``evidence`` (its ``answer`` without one). ``calibration_fit`` is the
+shown a right card, and the share of shown cards that are wrong; a card is right when what it shows (its
+``context``, else its ``text``) holds ``CARD_RIGHT`` of the content words of the question's gold ``evidence`` (its
+``answer`` without one). A page's metadata is a gold span as the Confluence API names it
+("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values count. ``calibration_fit`` is the
 monotone map from signal to confidence that the run's first results give (``search.verdict.CALIBRATION``).
 """
 from __future__ import annotations
+
+import re
 
 from search.query import words
 from search.verdict import STRONG, VERDICTS, fold
@@ -18,18 +22,19 @@ CARD_RIGHT = 0.8  # of the gold span's content words the card must hold: its ans
 # move by a few hundredths, not by one question.
 CALIBRATION_BIN = 20
 RATE_DECIMALS = 4
+_FIELD_PATH = re.compile(r"\b[^\W\d]\w*(?:\.\w+)+:\s")  # "version.when: " of a metadata span; not "4.1: "
 
 
 def card_right(card: dict | None, question: dict) -> bool | None:
     """Whether a card holds the question's gold span; None without a card or without a gold span."""
-    gold = question.get("evidence") or question.get("answer") or ""
-    if card is None or not gold:
+    gold = _FIELD_PATH.sub(" ", question.get("evidence") or question.get("answer") or "")
+    if card is None or not gold.strip():
         return None
     stop = stopwords(question.get("lang", "en") or "en")
     wanted = {w for w in words(fold(gold)) if w not in stop}
     if not wanted:
         return None
-    held = set(words(fold(card["text"])))
+    held = set(words(fold(card.get("context") or card["text"])))
     return len(wanted & held) / len(wanted) >= CARD_RIGHT
 
 

@@ -16,7 +16,10 @@ The best unit is the card when its score reaches ``CARD_MIN_SCORE`` and leads th
 two units that answer about as well leave the card unsure.
 
 A table row shows as its header and values ("Machine: Orbis EdgeBox E3 · BIOS: E3.24"), a definition as its term
-and meaning, a sentence, list item or page fact as written.
+and meaning, a sentence, list item or page fact as written. A sentence or list item also comes with its
+``context``: the sentences or items around it in its evidence, up to ``CARD_CONTEXT_CHARS``. An answer is often
+the sentence that names the value together with the one before it (what it is about) or after it (the
+condition, the next step); the card shows the unit in bold within them, as a featured snippet does.
 
 May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.grouping``, ``search.query``,
 ``search.sentences``, ``search.verdict`` and ``text``.
@@ -62,6 +65,9 @@ CARD_MIN_SCORE = 0.74
 # The best unit's lead over the next: two units answering alike (a neighbour row, the same fact said twice) leave
 # the card unsure.
 CARD_MIN_MARGIN = 0.15
+# The context around a sentence or list item: the neighbours nearest to it, after it first, up to about three lines
+# of the card; the unit alone when it is longer.
+CARD_CONTEXT_CHARS = 300
 # Card kinds by evidence kind: a row and a definition hold their answer whole; the rest answer by a sentence.
 CARD_KINDS = {kinds.TABLE_ROW: "table_row", kinds.TERM: "definition", kinds.PASSAGE: "sentence",
               kinds.PANEL: "sentence", kinds.PDF_PAGE: "sentence", kinds.LIST: "list_item",
@@ -98,6 +104,29 @@ def shown_text(kind: str, unit: str) -> str:
     if kind == kinds.TABLE_ROW:
         return row_text(unit)
     return _LIST_MARK.sub("", " ".join(unit.split()))
+
+
+def context_of(unit: Unit) -> str:
+    """``unit`` with its neighbouring sentences or list items in its evidence, as written: the next one, then the one
+    before, and so on while the whole stays within ``CARD_CONTEXT_CHARS``; empty for a row, a definition or a page
+    fact, which answer whole."""
+    src = unit.source
+    if src.get("kind", "") in WHOLE_KINDS or src.get("kind", "") == kinds.PAGE_FACTS:
+        return ""
+    pieces = unit_texts(src)
+    if unit.text not in pieces:
+        return ""
+    first = last = pieces.index(unit.text)
+    length = len(unit.text)
+    grown = True
+    while grown:
+        grown = False
+        for at in (last + 1, first - 1):  # after the unit first: the condition or next step follows what it names
+            if 0 <= at < len(pieces) and length + 1 + len(pieces[at]) <= CARD_CONTEXT_CHARS:
+                first, last = min(first, at), max(last, at)
+                length += 1 + len(pieces[at])
+                grown = True
+    return " ".join(shown_text(src["kind"], piece) for piece in pieces[first:last + 1])
 
 
 def unit_texts(src: dict) -> list[str]:
@@ -197,7 +226,7 @@ def answer_card(found: Group | None, judgement: Judgement, terms: list[tuple[flo
     if best < CARD_MIN_SCORE or best - runner_up < CARD_MIN_MARGIN:
         return None
     src = unit.source
-    return Answer(text=shown_text(src["kind"], unit.text), kind=CARD_KINDS[src["kind"]],
+    return Answer(text=shown_text(src["kind"], unit.text), context=context_of(unit), kind=CARD_KINDS[src["kind"]],
                   title=src.get("title", ""), url=safe_link(src["url"], files_base_url),
                   heading_path=list(src.get("heading_path", []) or []), evidence_id=src.get("id", ""),
                   confidence=judgement.confidence)

@@ -62,7 +62,7 @@ function renderSuggestion(data) {
   }
 }
 // The card's unit as a reader takes it in: a table row as its headers and values, a definition as its term and
-// meaning, a sentence, list item or page fact as written.
+// meaning, a sentence or list item in bold within the sentences around it, a page fact as written.
 function answerText(a) {
   const pairs = a.text.split(" · ").map(pair => pair.split(/: (.*)/s));
   if (a.kind === "table_row" && pairs.every(([, value]) => value !== undefined)) {
@@ -70,8 +70,11 @@ function answerText(a) {
       `<dt>${esc(name)}</dt><dd>${esc(value)}</dd>`).join("")}</dl>`;
   }
   const [term, meaning] = a.kind === "definition" ? a.text.split(/: (.*)/s) : [];
-  return meaning ? `<p class="answer-text"><b>${esc(term)}</b>: ${esc(meaning)}</p>`
-    : `<p class="answer-text">${esc(a.text)}</p>`;
+  if (meaning) return `<p class="answer-text"><b>${esc(term)}</b>: ${esc(meaning)}</p>`;
+  const at = a.context ? a.context.indexOf(a.text) : -1;  // the unit in bold within its neighbours
+  return at < 0 ? `<p class="answer-text">${esc(a.text)}</p>`
+    : `<p class="answer-text">${esc(a.context.slice(0, at))}<b>${esc(a.text)}</b>`
+      + `${esc(a.context.slice(at + a.text.length))}</p>`;
 }
 function renderAnswer(data) {
   const a = data.answer, el = byId("answer");

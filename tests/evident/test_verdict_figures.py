@@ -11,6 +11,21 @@ def test_a_card_is_right_when_it_holds_the_gold_span():
     assert card_right(None, question) is None
 
 
+def test_a_card_is_judged_by_the_context_it_shows():
+    question = {"lang": "en", "evidence": "Building on macOS is not supported. Use a Linux VM instead."}
+    sentence = "Building on macOS is not supported."
+    assert not card_right({"text": sentence, "context": ""}, question)
+    assert card_right({"text": sentence, "context": f"{sentence} Use a Linux VM instead."}, question)
+
+
+def test_a_metadata_span_counts_its_values_not_the_apis_field_names():
+    question = {"lang": "en", "evidence": "version.by.displayName: Friederike Sauer; version.when: 2025-01-02"}
+    assert card_right({"text": "Last updated (edited) on 2025-01-02 by Friederike Sauer, version 13."}, question)
+    assert not card_right({"text": "Last updated (edited) on 2025-01-02 by Merle Dahlberg."}, question)
+    release = {"lang": "en", "evidence": "HVX 4.1: 40 boot cycles"}  # a version is no field path
+    assert not card_right({"text": "40 boot cycles"}, release)
+
+
 def test_the_calibration_fit_is_monotone():
     pairs = [(i / 100, i % 3 == 0) for i in range(40)] + [(0.5 + i / 100, True) for i in range(40)]
     fit = calibration_fit(pairs)

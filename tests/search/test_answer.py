@@ -37,6 +37,25 @@ def test_the_card_is_the_sentence_that_answers_not_its_neighbour():
     card = answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB))
     assert card is not None and card.kind == "sentence"
     assert card.text == "Nicht genommener Resturlaub verfällt am 31. März des Folgejahres."
+    assert card.context == ("Urlaub wird im Portal beantragt. Nicht genommener Resturlaub verfällt am 31. März des "
+                            "Folgejahres.")
+
+
+def test_the_context_holds_the_neighbours_after_then_before_within_its_length():
+    before = "Nicht genommener Urlaub heißt Resturlaub."
+    after = "Ausnahmen genehmigt die Personalabteilung."
+    far = "Die Personalabteilung sitzt im zweiten Stock und ist montags bis freitags erreichbar." * 3
+    found = Group([evidence("passage", f"{far} {before} Resturlaub verfällt am 31. März. {after} {far}")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB))
+    assert card is not None and card.text == "Resturlaub verfällt am 31. März."
+    assert card.context == f"{before} {card.text} {after}"  # the far sentences would pass the card's length
+
+
+def test_a_row_a_definition_and_a_page_fact_have_no_context():
+    asked = query("Resturlaub", ["resturlaub"], lang="de")
+    found = Group([evidence("term", "Resturlaub: nicht genommener Urlaub des Vorjahres, bis Ende März.")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked))
+    assert card is not None and card.context == ""
 
 
 def test_a_unit_that_restates_the_question_loses_to_the_one_that_adds_the_answer():
