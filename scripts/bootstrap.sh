@@ -46,7 +46,9 @@ want=$(cat requirements.lock pyproject.toml | sha1sum | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "bootstrap: installing Python packages into .venv (first time: several minutes, torch is large)"
   .venv/bin/pip install --quiet --upgrade pip
-  .venv/bin/pip install --quiet -r requirements.lock
+  # --no-compile: byte-compiling every module of torch and CUDA's wheels takes about half a minute, and Python
+  # compiles the few that are imported on first use
+  .venv/bin/pip install --quiet --no-compile -r requirements.lock
   .venv/bin/pip install --quiet --no-deps -e .
   echo "$want" > "$stamp"
 fi

@@ -27,10 +27,24 @@ TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1")) + _PROCESS_NUM
 SERVICE_FIXTURES = {"stores", "celery_app", "worker", "jobs", "ingest", "sample_corpus", "searcher"}
 
 
+# The modules that take half a minute or more (``--durations``), run first: a split run hands out modules in order,
+# and one of these left for last keeps one process busy alone while the other has finished.
+LONG_MODULES = ("workers/sync/test_confluence_sync.py", "evident/stack/test_cluster.py",
+                "workers/test_hostile_corpus.py", "workers/test_lost_tasks.py", "api/test_access.py",
+                "evident/test_bench.py", "evident/stack/test_stack.py", "workers/test_tasks.py", "core/test_index.py",
+                "workers/test_maintenance.py")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         if SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.services)
+    tests = PROJECT_ROOT / "tests"
+
+    def long_first(item) -> int:
+        module = item.path.relative_to(tests).as_posix() if item.path.is_relative_to(tests) else ""
+        return LONG_MODULES.index(module) if module in LONG_MODULES else len(LONG_MODULES)
+    items.sort(key=long_first)  # stable: the rest keep their order
 
 
 STARTED = pytest.StashKey[list]()  # the services the controlling process of a split run started
