@@ -11,7 +11,8 @@ term queries) in the tokens of the index's analyzers (``analysis``); ``cache`` (
 index, kept a while); ``fusion`` (min-max, RRF and view-merging
 joiners); ``priors`` (follow-up page, template twins, index-term anchors, acronym definitions); ``rerank``
 (optional cross-encoder); ``grouping`` (by page); ``sentences`` and ``multilingual`` (the best pages lifted by their
-closest sentence, and their closest leaf evidence in a multilingual model); ``duplicates`` (near-duplicate
+closest sentence, and their closest leaf evidence in a multilingual model, asked together by ``closest``);
+``duplicates`` (near-duplicate
 pages folded into one result);
 ``present`` (snippets, hits, facets, paging).
 May import: ``core``, ``text``, ``ingest.evidence`` (evidence kinds); never ``workers``, ``api`` or

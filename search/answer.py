@@ -38,7 +38,7 @@ from ingest import evidence as kinds
 from search.grouping import Group
 from search.query import words
 from search.schema import Answer
-from search.sentences import unit_closeness, unit_query
+from search.sentences import AskedUnits, unit_closeness, unit_query
 from search.verdict import STRONG, Judgement, coverage, fold
 from text.sentences import split_sentences
 from text.stopwords import stopwords
@@ -194,31 +194,42 @@ def scored(found: Group, terms: list[tuple[float, set[str]]],
     return sorted(out, key=lambda pair: -pair[0])
 
 
-def closeness_of(found: Group, vector: list[float] | None,
-                 search: Callable[[dict], dict] | None) -> dict[str, dict[str, float]]:
+def card_evidence_ids(found: Group) -> list[str]:
+    """The ids of the evidence whose units may be ``found``'s card."""
+    return [item["_source"]["id"] for item in found.items[:CARD_EVIDENCE]]
+
+
+def closeness_of(found: Group, vector: list[float] | None, search: Callable[[dict], dict] | None,
+                 asked: AskedUnits | None = None) -> dict[str, dict[str, float]]:
     """The sentences of ``found``'s first evidence and their closeness to the question's ``vector``, by evidence id,
-    from the sentence view (``search.sentences.unit_query``, asked through ``search``); none without a vector, or
-    when OpenSearch does not answer (the card is then chosen without them, and the search goes on)."""
+    from the sentence view (``search.sentences.unit_query``): read from ``asked``, that query's answer over these
+    evidence and maybe more, when the search asked it ahead; else asked through ``search``. None without a vector,
+    or when OpenSearch does not answer (the card is then chosen without them, and the search goes on)."""
+    sources = [item["_source"] for item in found.items[:CARD_EVIDENCE]]
+    titles = {src["id"]: src.get("title", "") for src in sources}
+    if asked is not None and set(titles) <= asked.evidence_ids:
+        return {evidence_id: close for evidence_id, close in unit_closeness(asked.response, titles).items()
+                if evidence_id in titles}
     if vector is None or search is None:
         return {}
-    sources = [item["_source"] for item in found.items[:CARD_EVIDENCE]]
     try:
-        response = search(unit_query(vector, [src["id"] for src in sources]))
+        response = search(unit_query(vector, list(titles)))
     except OpenSearchException as exc:
         log.warning("answer card: sentence closeness failed: %s", exc)
         return {}
-    return unit_closeness(response, {src["id"]: src.get("title", "") for src in sources})
+    return unit_closeness(response, titles)
 
 
 def answer_card(found: Group | None, judgement: Judgement, terms: list[tuple[float, set[str]]],
                 files_base_url: str = "", vector: list[float] | None = None,
-                search: Callable[[dict], dict] | None = None) -> Answer | None:
+                search: Callable[[dict], dict] | None = None, asked: AskedUnits | None = None) -> Answer | None:
     """The card of the first result ``found``, or None when its verdict is not strong or no unit of its evidence
-    answers clearly enough. The units' closeness to the question's ``vector`` is asked of the index through
-    ``search`` (without them: coverage and what a unit adds alone)."""
+    answers clearly enough. The units' closeness to the question's ``vector`` is read from ``asked`` when the
+    search asked for it ahead (``closeness_of``), else asked of the index through ``search`` (without them:
+    coverage and what a unit adds alone)."""
     if found is None or judgement.verdict != STRONG:
         return None
-    ranked = scored(found, terms, closeness_of(found, vector, search))
+    ranked = scored(found, terms, closeness_of(found, vector, search, asked))
     if not ranked:
         return None
     best, unit = ranked[0]

@@ -14,7 +14,7 @@ one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (
 (optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``embed_multilingual`` (the
 question's multilingual vector, embedded in the background since ``understand``) -> ``match_closest`` (the
 best pages' closest sentences to a question read on its own: ``sentences``; then their closest leaf evidence in a
-multilingual model, any language: ``multilingual``; both in one ``_msearch``) ->
+multilingual model, any language: ``multilingual``; both in one ``_msearch``: ``closest``) ->
 ``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``judge`` (each shown result's
 and the answer's verdict, strong, weak or none, and calibrated confidence: ``verdict``) -> ``answer`` (the answer
 card, the one unit of a strong first page's evidence that answers: ``answer``) -> ``to_hits`` (the page of
@@ -52,10 +52,11 @@ from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, cross_lingual_retriever, dense_texts,
                                knn_retrievers, msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
-from search.answer import answer_card
+from search.answer import answer_card, card_evidence_ids
 from search.cache import KeptVectors
+from search.closest import match_closest
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
-from search.sentences import SENTENCE_PART, applies, closeness, gains, sentence_query, with_gains
+from search.sentences import AskedUnits
 from search.spelling import SpellingCorrector, spelled
 from search.verdict import NO_RESULT, Judgement, judge_all, question_terms
 from search.vocabulary import CorpusWords
@@ -74,6 +75,9 @@ MAX_DEPTH = 10_000
 # Question texts whose vectors are kept per model (``cache.KeptVectors``): a busy day's distinct questions, at
 # about 12 KB a vector of 384 floats, a few MB.
 QUESTIONS_KEPT = 1_000
+# Pages whose evidence the answer card's sentence query covers, asked before the closest-match gains: the page
+# first after them is nearly always one of the two first before them, and each page adds five evidence's sentences.
+CARD_PAGES_AHEAD = 2
 
 
 @dataclass(frozen=True)
@@ -194,8 +198,8 @@ class Searcher:
         fused = self.prioritize(plan, query, retrievers, fused)
         fused = self.rerank(plan, query, fused)
         groups = group(fused, plan.group, self.settings.search.page_support)
-        groups = self.match_closest(request, plan, query, retrievers, vectors,
-                                    self.embed_multilingual(multilingual_pending), groups)
+        groups, card_units = self.match_closest(request, plan, query, retrievers, vectors,
+                                                self.embed_multilingual(multilingual_pending), groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
         shown = present.page_of(ranked, request.k, request.page)
@@ -204,7 +208,7 @@ class Searcher:
         for hit, judgement in zip(hits, judgements):
             hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
         return SearchResponse(query=request.query, hits=hits, verdict=first.verdict, confidence=first.confidence,
-                              signal=first.signal, answer=self.answer(query, ranked[:1], first, vectors),
+                              signal=first.signal, answer=self.answer(query, ranked[:1], first, vectors, card_units),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
@@ -373,47 +377,17 @@ class Searcher:
 
     def match_closest(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
                       vectors: list[list[float]], multilingual_vector: list[float] | None,
-                      groups: list[Group]) -> list[Group]:
-        """The sentence stage, then the multilingual stage: the best pages each lifted by how close its closest
-        sentence comes to the question (``sentences``: up to ``sentence_weight`` rank-one units), then by how close
-        its closest leaf evidence comes in the multilingual model (``multilingual``: up to ``multilingual_weight``).
-        Both k-NN queries go in one ``_msearch`` when the multilingual stage's pages are known before the sentence
-        stage's gains: these raise only the best ``sentence_pages`` pages, so the best ``multilingual_pages`` are
-        the same pages after them when they are as many or more; fewer are chosen after the gains, a second ask."""
-        cfg = self.settings.search
-        filters = request_filters(request.groups, request.filters)
-        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
-        stages = []  # (query, weight, part) of each stage asked in the first round trip
-        if sentence_body := self.sentence_search(plan, query, vectors, groups, filters):
-            stages.append((sentence_body, cfg.sentence_weight, SENTENCE_PART))
-        together = not stages or cfg.multilingual_pages >= cfg.sentence_pages
-        if together and (multilingual_body := self.multilingual_search(multilingual_vector, groups, filters)):
-            stages.append((multilingual_body, cfg.multilingual_weight, multilingual.MULTILINGUAL_PART))
-        answers = msearch(self.client, self.settings.opensearch.index_alias, [body for body, _, _ in stages])
-        for (_, weight, part), answer in zip(stages, answers):
-            groups = with_gains(groups, gains(closeness(answer)), weight * unit, request.explain, part)
-        if not together and (multilingual_body := self.multilingual_search(multilingual_vector, groups, filters)):
-            answer = self.client.search(index=self.settings.opensearch.index_alias, body=multilingual_body)
-            groups = with_gains(groups, gains(closeness(answer)), cfg.multilingual_weight * unit, request.explain,
-                                multilingual.MULTILINGUAL_PART)
-        return groups
-
-    def sentence_search(self, plan: Plan, query: Query, vectors: list[list[float]], groups: list[Group],
-                        filters: list[dict]) -> dict | None:
-        """The sentence stage's k-NN query over the best ``sentence_pages`` pages; none unless pages are searched
-        with vectors for a question read on its own in the embedder's language, and two pages or more rank."""
-        cfg = self.settings.search
-        if (cfg.sentence_weight <= 0 or not vectors or plan.group != "page"
-                or not applies(query.resolved.follow_up, query.lang, self.settings.embedding.language)):
-            return None
-        urls = best_urls(groups, cfg.sentence_pages)
-        return sentence_query(vectors[0], urls, filters) if len(urls) >= 2 else None
-
-    def multilingual_search(self, vector: list[float] | None, groups: list[Group], filters: list[dict]) -> dict | None:
-        """The multilingual stage's k-NN query over the best ``multilingual_pages`` pages; none without the
-        question's multilingual ``vector`` (``embed_multilingual``) or with fewer than two pages ranked."""
-        urls = best_urls(groups, self.settings.search.multilingual_pages)
-        return multilingual.multilingual_query(vector, urls, filters) if vector and len(urls) >= 2 else None
+                      groups: list[Group]) -> tuple[list[Group], AskedUnits | None]:
+        """The best pages lifted by their closest sentence, then their closest leaf evidence in the multilingual
+        model (``closest``); pages only: the stages compare pages. The answer card's sentence closeness for the
+        evidence of the ``CARD_PAGES_AHEAD`` best pages rides along."""
+        if plan.group != "page":
+            return groups, None
+        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], self.settings.search.rrf_k)
+        ahead = sorted(groups, key=lambda found: -found.score)[:CARD_PAGES_AHEAD]
+        return match_closest(self.client, self.settings, query, request_filters(request.groups, request.filters),
+                             unit, vectors, multilingual_vector, groups, request.explain,
+                             [evidence_id for found in ahead for evidence_id in card_evidence_ids(found)])
 
     def start_multilingual(self, plan: Plan, query: Query) -> Future | None:
         """The question's vector in the multilingual model, embedded in the background while the search asks
@@ -455,12 +429,14 @@ class Searcher:
         judged = judge_all([*first, *shown], query, retrieved.ranked_lists, corpus_holds)
         return (judged[0] if first else NO_RESULT), judged[len(first):]
 
-    def answer(self, query: Query, first: list[Group], judgement: Judgement,
-               vectors: list[list[float]]) -> Answer | None:
-        """The answer card of a strong first result, its units read with the question's vector (``answer``)."""
+    def answer(self, query: Query, first: list[Group], judgement: Judgement, vectors: list[list[float]],
+               card_units: AskedUnits | None) -> Answer | None:
+        """The answer card of a strong first result, its units read with the question's vector (``answer``): from
+        ``card_units`` when ``match_closest`` asked for its evidence, else in a round trip of its own."""
         return answer_card(first[0] if first else None, judgement, question_terms(query),
                            self.settings.ingest.files_base_url, vectors[0] if vectors else None,
-                           lambda body: self.client.search(index=self.settings.opensearch.index_alias, body=body))
+                           lambda body: self.client.search(index=self.settings.opensearch.index_alias, body=body),
+                           card_units)
 
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
         """The hits of the page of results asked for, best first, from the evidence grouped by page (or not),
@@ -475,11 +451,6 @@ class Searcher:
             out.setdefault(found.items[0]["_source"]["url"],
                            fusion.page_parts(found.items, self.settings.search.page_support))
         return out
-
-
-def best_urls(groups: list[Group], pages: int) -> list[str]:
-    """The URLs of the best ``pages`` groups, best first."""
-    return [found.items[0]["_source"]["url"] for found in sorted(groups, key=lambda found: -found.score)[:pages]]
 
 
 def list_names(plan: Plan, retrievers: list[Retriever]) -> list[str]:

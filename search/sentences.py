@@ -17,7 +17,7 @@ May import ``core`` (the index's field names), ``search.fusion`` and ``search.gr
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from core.index import SENTENCE_FIELD
 from search.fusion import min_max
@@ -96,6 +96,14 @@ def unit_query(vector: list[float], evidence_ids: list[str]) -> dict:
                                                    "inner_hits": {"size": UNIT_SENTENCES,
                                                                   "_source": [f"{SENTENCE_FIELD}.text"]}}},
                                "filter": [{"ids": {"values": evidence_ids}}]}}}
+
+
+@dataclass(frozen=True)
+class AskedUnits:
+    """``unit_query``'s answer and the evidence it was asked for (an evidence without sentence vectors has no hit)."""
+
+    evidence_ids: frozenset[str]
+    response: dict
 
 
 def unit_closeness(response: dict, titles: dict[str, str]) -> dict[str, dict[str, float]]:

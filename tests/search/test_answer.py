@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from opensearchpy import exceptions
 
-from search.answer import answer_card, row_text
+from search.answer import answer_card, closeness_of, row_text
 from search.grouping import Group
+from search.sentences import AskedUnits
 from search.verdict import NONE, STRONG, Judgement, question_terms
 from tests.search.test_verdict import query
 
@@ -115,3 +116,21 @@ def test_a_card_is_still_chosen_when_opensearch_does_not_answer_for_the_sentence
                                        "am 31. März des Folgejahres.")], 1.0)
     card = answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB), vector=[0.1, 0.2], search=refused)
     assert card is not None and card.text.startswith("Nicht genommener Resturlaub")
+
+
+def test_the_sentences_closeness_is_read_from_an_answer_asked_ahead_when_it_covers_the_evidence():
+    found = Group([evidence("passage", "Resturlaub verfällt am 31. März.", title="Urlaub")], 1.0)
+    answered = {"hits": {"hits": [{"_id": "ev-passage", "inner_hits": {"sentences": {"hits": {"hits": [
+        {"_source": {"text": "Urlaub: Resturlaub verfällt am 31. März."}, "_score": 0.9}]}}}}]}}
+    asked: list[dict] = []
+
+    def search(body: dict) -> dict:
+        asked.append(body)
+        return answered
+
+    ahead = AskedUnits(frozenset({"ev-passage", "ev-other"}), answered)
+    assert closeness_of(found, [0.1], search, ahead) == {"ev-passage": {"Resturlaub verfällt am 31. März.": 0.9}}
+    assert not asked  # no round trip of its own
+    elsewhere = AskedUnits(frozenset({"ev-other"}), {"hits": {"hits": []}})  # another page came first
+    assert closeness_of(found, [0.1], search, elsewhere) == {"ev-passage": {"Resturlaub verfällt am 31. März.": 0.9}}
+    assert len(asked) == 1

@@ -243,6 +243,18 @@ def test_a_question_asked_again_asks_opensearch_for_its_lists_and_its_closest_pa
     assert not {"spelling", "acronyms", "understand", "bm25"} & set(trips)  # the look-ups kept
 
 
+def test_the_answer_cards_sentence_closeness_rides_along_with_the_closest_pages(sample_corpus, searcher):
+    """The card's units are scored with the sentence vectors of the best pages' evidence, asked in the closest
+    stage's ``_msearch``: a card costs no round trip of its own."""
+    question = "Is the TideSense S3 Polar qualified for firmware 3.2.1?"
+    searcher.search(SearchRequest(query=question))  # the look-ups kept
+    with recording() as again:
+        response = searcher.search(SearchRequest(query=question))
+    assert response.answer is not None and response.answer.kind == "table_row"
+    trips = {name: figures.round_trips for name, figures in again.stages.items() if figures.round_trips}
+    assert trips["closest"] == 1 and "answer" not in trips
+
+
 def test_fewer_multilingual_pages_than_sentence_pages_are_chosen_after_the_sentence_gains(sample_corpus, searcher):
     """The sentence stage may reorder its pages, so the multilingual stage's fewer best pages are known only after
     it: a second round trip, and both stages still lift their pages."""

@@ -1,0 +1,76 @@
+"""The closest-match stages after grouping, asked together: the best pages lifted by how close their closest
+sentence comes to the question (``sentences``: up to ``sentence_weight`` rank-one units), then by how close their
+closest leaf evidence comes in the multilingual model (``multilingual``: up to ``multilingual_weight``).
+
+Both k-NN queries go in one ``_msearch`` when the multilingual stage's pages are known before the sentence stage's
+gains: these raise only the best ``sentence_pages`` pages, so the best ``multilingual_pages`` are the same pages
+after them when they are as many or more; fewer are chosen after the gains, a second ask. The answer card's query
+(``search.sentences.unit_query``) for the evidence of the pages likeliest to come first rides along, so a card
+rarely costs a round trip of its own.
+
+May import ``core`` (settings), ``search.fusion``, ``search.grouping``, ``search.multilingual``, ``search.query``,
+``search.retrievers`` and ``search.sentences``.
+"""
+from __future__ import annotations
+
+from opensearchpy import OpenSearch
+
+from core.settings import Settings
+from search import fusion, multilingual
+from search.grouping import Group
+from search.query import Query
+from search.retrievers import msearch
+from search.sentences import (SENTENCE_PART, AskedUnits, applies, closeness, gains, sentence_query, unit_query,
+                              with_gains)
+
+
+def match_closest(client: OpenSearch, settings: Settings, query: Query, filters: list[dict], unit: float,
+                  vectors: list[list[float]], multilingual_vector: list[float] | None, groups: list[Group],
+                  explain: bool, card_ids: list[str]) -> tuple[list[Group], AskedUnits | None]:
+    """``groups`` after the sentence and the multilingual stage, each gain ``unit`` (the fusion's rank-one
+    score) times the stage's weight, booked to the stage's part when the request asks to ``explain``; and the
+    answer card's sentence closeness over the evidence ``card_ids`` (``search.answer``), asked in the same round
+    trip when one goes out anyway."""
+    cfg = settings.search
+    stages = []  # (query, weight, part) of each stage asked in the first round trip
+    if sentence_body := sentence_search(settings, query, vectors, groups, filters):
+        stages.append((sentence_body, cfg.sentence_weight, SENTENCE_PART))
+    together = not stages or cfg.multilingual_pages >= cfg.sentence_pages
+    if together and (multilingual_body := multilingual_search(settings, multilingual_vector, groups, filters)):
+        stages.append((multilingual_body, cfg.multilingual_weight, multilingual.MULTILINGUAL_PART))
+    ahead = [unit_query(vectors[0], card_ids)] if stages and vectors and card_ids else []
+    answers = msearch(client, settings.opensearch.index_alias, [body for body, _, _ in stages] + ahead)
+    asked = AskedUnits(frozenset(card_ids), answers[-1]) if ahead else None
+    for (_, weight, part), answer in zip(stages, answers):
+        groups = with_gains(groups, gains(closeness(answer)), weight * unit, explain, part)
+    if not together and (multilingual_body := multilingual_search(settings, multilingual_vector, groups, filters)):
+        answer = client.search(index=settings.opensearch.index_alias, body=multilingual_body)
+        groups = with_gains(groups, gains(closeness(answer)), cfg.multilingual_weight * unit, explain,
+                            multilingual.MULTILINGUAL_PART)
+    return groups, asked
+
+
+def sentence_search(settings: Settings, query: Query, vectors: list[list[float]], groups: list[Group],
+                    filters: list[dict]) -> dict | None:
+    """The sentence stage's k-NN query over the best ``sentence_pages`` pages; none without the question's
+    vectors, for a follow-up or a question in another language than the embedder's, or with fewer than two
+    pages ranked."""
+    cfg = settings.search
+    if (cfg.sentence_weight <= 0 or not vectors
+            or not applies(query.resolved.follow_up, query.lang, settings.embedding.language)):
+        return None
+    urls = best_urls(groups, cfg.sentence_pages)
+    return sentence_query(vectors[0], urls, filters) if len(urls) >= 2 else None
+
+
+def multilingual_search(settings: Settings, vector: list[float] | None, groups: list[Group],
+                        filters: list[dict]) -> dict | None:
+    """The multilingual stage's k-NN query over the best ``multilingual_pages`` pages; none without the
+    question's multilingual ``vector`` or with fewer than two pages ranked."""
+    urls = best_urls(groups, settings.search.multilingual_pages)
+    return multilingual.multilingual_query(vector, urls, filters) if vector and len(urls) >= 2 else None
+
+
+def best_urls(groups: list[Group], pages: int) -> list[str]:
+    """The URLs of the best ``pages`` groups, best first."""
+    return [found.items[0]["_source"]["url"] for found in sorted(groups, key=lambda found: -found.score)[:pages]]
