@@ -86,13 +86,13 @@ def table(results: dict[str, dict], date: str) -> str:
     return "\n".join(lines)
 
 
-def rewrite(doc: str, body: str) -> str:
-    """``doc`` with what stands between the markers replaced by ``body``."""
-    if doc.count(START) != 1 or doc.count(END) != 1 or doc.index(START) > doc.index(END):
-        raise ValueError(f"the document needs one {START} and, after it, one {END}")
-    head, rest = doc.split(START)
-    _, tail = rest.split(END)
-    return f"{head}{START}\n{body}\n{END}{tail}"
+def rewrite(doc: str, body: str, start: str = START, end: str = END) -> str:
+    """``doc`` with what stands between the markers ``start`` and ``end`` replaced by ``body``."""
+    if doc.count(start) != 1 or doc.count(end) != 1 or doc.index(start) > doc.index(end):
+        raise ValueError(f"the document needs one {start} and, after it, one {end}")
+    head, rest = doc.split(start)
+    _, tail = rest.split(end)
+    return f"{head}{start}\n{body}\n{end}{tail}"
 
 
 def load(folder: Path) -> tuple[dict[str, dict], str]:

@@ -1,0 +1,484 @@
+"""The ablation of issue 47: each ranking heuristic switched off alone, P@1 on every question file with and without it.
+
+Why: a heuristic earns its place by the questions it wins. Each row of the table is one heuristic that a setting
+switches off (a weight set to 0, a boolean off, an empty value); each cell is what P@1 of one evaluation of
+``scripts/eval-bench.sh`` moves by when it is off. Its verdict is "keeps" when switching it off loses at least one
+question on two different question files (raw and completed of one file are one file), else "candidate for removal".
+
+It also counts what issue 47 caps (at most 40 tuned numbers and 15 heuristics in ``search/`` and the search
+settings): the numeric settings the Searcher ranks by, the tuning constants of ``search/*.py`` (the limits, caches
+and display widths named in ``NOT_TUNED`` apart), and the switchable heuristics of ``HEURISTICS``.
+
+The models load once: every configuration's Searcher shares the embedders, lemmatizer and word list of the first
+(``dataclasses.replace`` on the settings, as ``evident.evaluation.searcher_on`` does for an index). Each
+(configuration, evaluation) result is written to build/figures/ablation/<config>/<evaluation>.json when it is done,
+and a rerun keeps what is there, so an interrupted run resumes; ``--fresh`` asks again what this run selects.
+The table goes between the markers of docs/ranking.md ("## Ablation") and to build/figures/ablation.md, rewritten
+from every result on disk. Needs the stack and the indices of ``bash scripts/eval-bench.sh`` (evalbench,
+evalharbor); it never ingests. About 1,300 searches a configuration (0.1 to 0.2 s each on two busy cores, so 3 to 5
+minutes; the baseline and 17 heuristics about an hour): pick a subset with ``--only`` (``baseline`` alone runs
+the baseline only) and ``--files``.
+
+    .venv/bin/python scripts/ablation.py [--bench ../shared/bench] [--only NAME,...] [--files GLOB,...]
+                                         [--fresh] [--inventory]
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import fnmatch
+import hashlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.settings import PROJECT_ROOT as ROOT
+from core.settings import RerankConfig, SearchConfig, Settings, load_settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py beside it, however this script is loaded
+import figures  # noqa: E402 - scripts/figures.py: the markers' rewrite
+
+
+RESULTS = ROOT / "build" / "figures" / "ablation"
+TABLE = ROOT / "build" / "figures" / "ablation.md"
+DOC = ROOT / "docs" / "ranking.md"
+START, END = "<!-- ablation:start -->", "<!-- ablation:end -->"
+BASELINE = "baseline"  # the configuration of today's settings, what every row is compared with
+CREATE_ALIAS = "bash scripts/eval-bench.sh (it ingests the bench into evalbench and evalharbor)"
+# The code a search and its evaluation run: a result on disk of other code (or other settings) is asked again.
+FINGERPRINTED = ("search", "text", "core", "evident/evaluation.py")
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One evaluation of scripts/eval-bench.sh: its name there (a stem of scripts/figures.py's ROWS), the questions
+    file (under --bench when ``bench``), the field asked and the index alias asked."""
+
+    name: str
+    path: str
+    field: str
+    alias: str
+    label: str  # the table's column header
+    bench: bool = False
+
+
+EVALUATIONS = (
+    Evaluation("questions-raw", "questions.jsonl", "question", "evalbench", "q raw", True),
+    Evaluation("questions-completed", "questions.jsonl", "completed_question", "evalbench", "q compl", True),
+    Evaluation("conversations-raw", "conversations.jsonl", "question", "evalbench", "conv raw", True),
+    Evaluation("conversations-completed", "conversations.jsonl", "completed_question", "evalbench", "conv compl",
+               True),
+    Evaluation("talvik-standalone", "evalsets/talvik-standalone.jsonl", "question", "evalbench", "talvik"),
+    Evaluation("talvik-conversations-raw", "evalsets/talvik-conversations.jsonl", "question", "evalbench",
+               "t-conv raw"),
+    Evaluation("talvik-conversations-completed", "evalsets/talvik-conversations.jsonl", "completed_question",
+               "evalbench", "t-conv compl"),
+    Evaluation("talvik-standalone-de", "evalsets/talvik-standalone.de.jsonl", "question", "evalbench", "talvik de"),
+    Evaluation("talvik-conversations-de-raw", "evalsets/talvik-conversations.de.jsonl", "question", "evalbench",
+               "t-conv de raw"),
+    Evaluation("talvik-conversations-de-completed", "evalsets/talvik-conversations.de.jsonl", "completed_question",
+               "evalbench", "t-conv de compl"),
+    Evaluation("harborlane-raw", "evalsets/harborlane/harborlane-conversations.jsonl", "question", "evalharbor",
+               "harbor raw"),
+    Evaluation("harborlane-completed", "evalsets/harborlane/harborlane-conversations.jsonl", "completed_question",
+               "evalharbor", "harbor compl"),
+    Evaluation("harborlane-de-raw", "evalsets/harborlane/harborlane-conversations.de.jsonl", "question",
+               "evalharbor", "harbor de raw"),
+    Evaluation("harborlane-de-completed", "evalsets/harborlane/harborlane-conversations.de.jsonl",
+               "completed_question", "evalharbor", "harbor de compl"),
+)
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """A heuristic a setting switches off: ``path`` is section.field of ``Settings``, ``off`` the value that does."""
+
+    path: str
+    off: object
+    what: str
+
+    @property
+    def name(self) -> str:
+        return self.path.split(".")[-1]
+
+
+HEURISTICS = (
+    Heuristic("search.context_weight", 0.0, "the k-NN list of the context view"),
+    Heuristic("search.translation_dense_share", 0.0, "the k-NN list of the question's translation"),
+    Heuristic("search.foreign_dense_share", 0.0, "the k-NN list of a foreign question's own vector"),
+    Heuristic("search.cross_lingual_weight", 0.0, "the multilingual k-NN list of a foreign question"),
+    Heuristic("search.page_support", (), "a page's next best evidence adding to its score"),
+    Heuristic("search.history", False, "a follow-up read with its conversation"),
+    Heuristic("search.carried_boost", 0.0, "terms carried from earlier turns (still matched, at weight 0)"),
+    Heuristic("search.prior_weight", 0.0, "the prior of the pages shown for earlier turns"),
+    Heuristic("search.twin_penalty", 0.0, "template twins set back"),
+    Heuristic("search.term_weight", 0.0, "index-term anchors and acronym definitions lifted"),
+    Heuristic("search.lexicon", "", "translations through the German-English word list"),
+    Heuristic("search.corpus_senses", False, "translations by the senses the corpus holds"),
+    Heuristic("search.spelling", False, "spelling, run-together words and compounds"),
+    Heuristic("search.acronyms", False, "acronyms searched beside their long form"),
+    Heuristic("search.sentence_weight", 0.0, "the sentence stage"),
+    Heuristic("search.multilingual_weight", 0.0, "the multilingual stage (its model stays for the cross-lingual list)"),
+    Heuristic("search.collapse_duplicates", False, "near-duplicate pages folded into one result"),
+)
+# Settings the Searcher ranks by that are no heuristic to switch off: how it runs, or a choice among methods.
+NOT_HEURISTICS = {"search.server_side": "the same fusion inside OpenSearch", "search.mode": "a choice of method",
+                  "search.fusion": "a choice of method", "search.views": "the views; each view's weight is a row",
+                  "search.group": "pages are what is judged", "search.corpus_language": "no off value",
+                  "rerank.model": "the optional reranker: no model by default, so nothing to switch off",
+                  "rerank.device": "where the reranker runs"}
+# Numeric settings read only by a method or view today's settings do not use.
+DORMANT = {"search.rrf_k": "fusion rrf", "search.summary_weight": "the summary view",
+           "search.keywords_weight": "the keywords view", "rerank.top_n": "a reranker model",
+           "rerank.weight": "a reranker model"}
+# Numeric constants of search/ that tune no ranking, verdict or card: caches, server limits, cost bounds, display.
+NOT_TUNED = {
+    "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",
+    "MAX_DEPTH": "server limit", "KNN_MAX_K": "server limit", "LEAVES_COMPARED": "exact k-NN",
+    "SENTENCES_COMPARED": "exact k-NN", "KNN_OVERSAMPLE": "cost (a short list is asked again)",
+    "EVIDENCE_PER_HIT": "fetch depth", "CARD_PAGES_AHEAD": "cost", "UNIT_SENTENCES": "cost bound",
+    "MAX_QUERY_TERMS": "clause limit", "MAX_TRANSLATED_WORDS": "clause limit", "MAX_CHECKED_WORDS": "cost bound",
+    "MAX_JOINED_WORDS": "cost bound", "MAX_JOINED_CHARS": "cost bound", "SUGGESTIONS": "cost bound",
+    "MERGE_SHARE": "MC-indexing's own", "WEIGHT_DECIMALS": "precision", "SCORE_DECIMALS": "precision",
+    "CONFIDENCE_DECIMALS": "precision", "SNIPPET_WIDTH": "display", "MORE_SNIPPET_WIDTH": "display",
+    "SNIPPET_LEAD": "display", "MIN_MARKED_CHARS": "display", "MAX_MORE": "display", "FACET_SIZE": "display",
+    "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
+    "BATCH_SIZE": "cost", "TIMEOUT": "LLM call", "MAX_TOKENS": "LLM call", "TEMPERATURE": "LLM call",
+}
+# Modules whose tuned numbers judge the first page (verdict) or choose the answer card: they never reorder pages.
+NO_REORDER_MODULES = ("verdict", "answer")
+
+
+# -- inventory --------------------------------------------------------------------------------------------------
+def _numeric(node: ast.AST) -> bool:
+    """A literal number, a negative one, a Fraction(...) of them, or a tuple of these."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _numeric(node.operand)
+    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Fraction":
+        return all(_numeric(arg) for arg in node.args)
+    if isinstance(node, ast.Tuple):
+        return bool(node.elts) and all(_numeric(e) for e in node.elts)
+    return False
+
+
+def search_constants(folder: Path = ROOT / "search") -> dict[str, list[str]]:
+    """The module-level numeric constants of ``folder``'s modules, as module.NAME, sorted into ``ranking`` (they
+    can move a page), ``verdict_card`` (``NO_REORDER_MODULES``) and ``not_tuned`` (``NOT_TUNED``)."""
+    found: dict[str, list[str]] = {"ranking": [], "verdict_card": [], "not_tuned": []}
+    for path in sorted(folder.glob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
+                node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None)
+            if not isinstance(target, ast.Name) or not target.id.lstrip("_").isupper() or not _numeric(node.value):
+                continue
+            kind = ("not_tuned" if target.id in NOT_TUNED else
+                    "verdict_card" if path.stem in NO_REORDER_MODULES else "ranking")
+            found[kind].append(f"{path.stem}.{target.id}")
+    return found
+
+
+def setting_fields() -> dict[str, list[str]]:
+    """The ranking settings (``SearchConfig``, ``RerankConfig``) as section.field, sorted into ``numbers``
+    (tuned numbers: int, float or a tuple of them), ``dormant`` (``DORMANT``) and ``switches`` (the rest)."""
+    out: dict[str, list[str]] = {"numbers": [], "dormant": [], "switches": []}
+    for section, config in (("search", SearchConfig()), ("rerank", RerankConfig())):
+        for f in dataclasses.fields(config):
+            value, path = getattr(config, f.name), f"{section}.{f.name}"
+            number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
+                isinstance(value, tuple) and bool(value) and all(isinstance(v, (int, float)) for v in value))
+            out["dormant" if path in DORMANT else "numbers" if number else "switches"].append(path)
+    return out
+
+
+def inventory() -> str:
+    """The counts issue 47 caps, and what they count."""
+    constants, settings = search_constants(), setting_fields()
+    tuned = settings["numbers"] + settings["dormant"] + constants["ranking"] + constants["verdict_card"]
+    unclassified = [p for p in settings["switches"] if p not in NOT_HEURISTICS and p not in
+                    {h.path for h in HEURISTICS}]
+    lines = [f"tuned numbers: {len(tuned)} (issue 47: at most 40)",
+             f"  settings that rank ({len(settings['numbers'])}): {', '.join(settings['numbers'])}",
+             f"  settings read by what is off today ({len(settings['dormant'])}): {', '.join(settings['dormant'])}",
+             f"  search/ constants that rank ({len(constants['ranking'])}): {', '.join(constants['ranking'])}",
+             f"  search/ constants of the verdict and the card, never reordering ({len(constants['verdict_card'])}):"
+             f" {', '.join(constants['verdict_card'])}",
+             f"  not counted, limits and display ({len(constants['not_tuned'])}): {', '.join(constants['not_tuned'])}",
+             f"heuristics switched off by a setting: {len(HEURISTICS)} (issue 47: at most 15)",
+             *(f"  {h.path} = {h.off!r}: {h.what}" for h in HEURISTICS)]
+    if unclassified:
+        lines.append(f"settings neither a heuristic nor listed in NOT_HEURISTICS: {', '.join(unclassified)}")
+    return "\n".join(lines)
+
+
+# -- configurations and runs -----------------------------------------------------------------------------------
+def configured(settings: Settings, heuristic: Heuristic | None) -> Settings:
+    """``settings`` with ``heuristic`` off (as they are for the baseline, None)."""
+    if heuristic is None:
+        return settings
+    section, name = heuristic.path.split(".")
+    return dataclasses.replace(settings, **{section: dataclasses.replace(getattr(settings, section),
+                                                                         **{name: heuristic.off})})
+
+
+def selected(only: str | None, files: str | None) -> tuple[list[Heuristic], list[Evaluation]]:
+    """The heuristics named in ``only`` (all without it; ``baseline`` alone: none, the baseline always runs) and
+    the evaluations whose name matches a glob of ``files`` (all without it); a name or glob that selects nothing
+    is an error naming what exists."""
+    heuristics = list(HEURISTICS)
+    if only:
+        by_name = {h.name: h for h in HEURISTICS}
+        unknown = [n for n in only.split(",") if n and n not in by_name and n != BASELINE]
+        if unknown:
+            raise ValueError(f"--only {','.join(unknown)}: no such heuristic (known: {BASELINE}, "
+                             f"{', '.join(by_name)})")
+        heuristics = [by_name[n] for n in dict.fromkeys(only.split(",")) if n in by_name]
+    evaluations = list(EVALUATIONS)
+    if files:
+        globs = [g for g in files.split(",") if g]
+        evaluations = [e for e in EVALUATIONS if any(fnmatch.fnmatchcase(e.name, g) for g in globs)]
+        if not evaluations:
+            raise ValueError(f"--files {files}: matches no evaluation "
+                             f"(known: {', '.join(e.name for e in EVALUATIONS)})")
+    return heuristics, evaluations
+
+
+def questions_path(evaluation: Evaluation, bench: Path) -> Path:
+    return (bench if evaluation.bench else ROOT) / evaluation.path
+
+
+def result_path(config: str, evaluation: Evaluation, folder: Path | None = None) -> Path:
+    return (folder or RESULTS) / config / f"{evaluation.name}.json"
+
+
+def searcher_for(first, settings: Settings):
+    """A Searcher on ``settings`` with the models of ``first``, given as ``Searcher.from_settings`` would: no word
+    list when ``search.lexicon`` is empty. The multilingual model stays whatever its stage's weight, so the
+    cross-lingual list it also feeds is not switched off with the stage."""
+    from search.searcher import Searcher
+
+    return Searcher(settings, first.client, first.embedder, first.lemmatizer,
+                    first.lexicon if settings.search.lexicon else None, first.reranker, first.rewriter,
+                    first.multilingual_embedder)
+
+
+def check_alias(client, alias: str) -> None:
+    """An alias that is not there is an error saying how to make it; so is an OpenSearch that does not answer."""
+    from opensearchpy.exceptions import ConnectionError as NoAnswer
+
+    try:
+        there = client.indices.exists_alias(name=alias) or client.indices.exists(index=alias)
+    except NoAnswer as exc:
+        raise SystemExit(f"ablation: OpenSearch does not answer ({exc}); start the stack: .venv/bin/evident "
+                         "services up") from None
+    if not there:
+        raise SystemExit(f"ablation: the index alias {alias!r} does not exist; create it with {CREATE_ALIAS}")
+
+
+def evaluate(searcher, evaluation: Evaluation, questions: list[dict], config: str, heuristic: Heuristic | None,
+             label: str) -> dict:
+    """One evaluation through ``evident.evaluation`` with progress on stderr: its report, each question's rank."""
+    from tqdm import tqdm
+
+    from evident.evaluation import report, run
+
+    started = time.perf_counter()
+    with tqdm(total=len(questions), unit="q", desc=label, file=sys.stderr, leave=False) as bar:
+        outcomes = run(searcher, questions, field_name=evaluation.field, progress=lambda n: bar.update(1))
+    return {"config": config, "setting": heuristic.path if heuristic else None,
+            "value": heuristic.off if heuristic else None, "evaluation": evaluation.name,
+            "questions": evaluation.path, "field": evaluation.field, "alias": evaluation.alias,
+            "seconds": round(time.perf_counter() - started, 1),
+            "ranks": {o.question.get("id", str(n)): o.rank for n, o in enumerate(outcomes)},
+            "right": sum(o.rank == 1 for o in outcomes), "report": report(outcomes)}
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Written whole or not at all: a run stopped mid-write leaves no result a rerun would keep."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".json.part")
+    part.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+    part.replace(path)
+
+
+def fingerprint(settings: Settings, root: Path = ROOT) -> str:
+    """What a result depends on besides the index: the code of ``FINGERPRINTED`` and the ranking settings."""
+    digest = hashlib.sha1()
+    for name in FINGERPRINTED:
+        for path in sorted((root / name).rglob("*.py")) if (root / name).is_dir() else [root / name]:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    digest.update(repr((settings.search, settings.rerank, settings.embedding)).encode())
+    return digest.hexdigest()[:12]
+
+
+def done(config: str, heuristic: Heuristic | None, evaluation: Evaluation, code: str) -> bool:
+    """Whether a result of this configuration and evaluation is on disk, of the same ``code`` (``fingerprint``)
+    and for the off value switched today."""
+    path = result_path(config, evaluation)
+    if not path.is_file():
+        return False
+    kept = json.loads(path.read_text(encoding="utf-8"))
+    same_value = heuristic is None or kept.get("value") == json.loads(json.dumps(heuristic.off))
+    return kept.get("code") == code and same_value
+
+
+def run_all(settings: Settings, heuristics: list[Heuristic], evaluations: list[Evaluation], bench: Path) -> None:
+    """The baseline, then each heuristic off, over each evaluation, one Searcher per configuration and alias; a
+    result already on disk is kept; a bench file that is missing is skipped, any other missing file is an error."""
+    from core.index import connect
+    from evident.evaluation import load_questions
+    from search.searcher import Searcher
+
+    present = [e for e in evaluations if questions_path(e, bench).is_file()]
+    for e in evaluations:
+        if e not in present:
+            if not e.bench:
+                raise SystemExit(f"ablation: {questions_path(e, bench)}: no such questions file")
+            print(f"ablation: {questions_path(e, bench)} is missing: {e.name} skipped (--bench)", file=sys.stderr)
+    configs: list[tuple[str, Heuristic | None]] = [(BASELINE, None), *((h.name, h) for h in heuristics)]
+    code = fingerprint(settings)
+    todo = [(c, h, e) for c, h in configs for e in present if not done(c, h, e, code)]
+    print(f"ablation: {len(todo)} of {len(configs) * len(present)} evaluations to run "
+          f"({len(configs)} configurations, {len(present)} files)", file=sys.stderr)
+    if not todo:
+        return
+    client = connect(settings)
+    for alias in dict.fromkeys(e.alias for _, _, e in todo):
+        check_alias(client, alias)
+    first = Searcher.from_settings(settings, client)
+    first.warm_up()
+    questions = {e.name: load_questions(questions_path(e, bench)) for e in present}
+    searchers: dict[tuple[str, str], object] = {}
+    for step, (config, heuristic, evaluation) in enumerate(todo, start=1):
+        if (config, evaluation.alias) not in searchers:
+            for searcher in searchers.values():
+                searcher.background.shutdown(wait=False)
+            on_alias = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch,
+                                                                                   index_alias=evaluation.alias))
+            searchers = {(config, evaluation.alias): searcher_for(first, configured(on_alias, heuristic))}
+        label = f"[{step}/{len(todo)}] {config} {evaluation.name}"
+        result = evaluate(searchers[config, evaluation.alias], evaluation, questions[evaluation.name], config,
+                          heuristic, label) | {"code": code}
+        write_json(result_path(config, evaluation), result)
+        failed = len(result["report"]["failed"])
+        print(f"{label}: P@1 {result['report']['p_at_1']:.3f} ({result['right']} of {result['report']['n']}) in "
+              f"{result['seconds']} s" + (f", {failed} searches FAILED (counted as misses)" if failed else ""),
+              file=sys.stderr)
+
+
+# -- the table -------------------------------------------------------------------------------------------------
+def load_results(folder: Path = RESULTS) -> dict[str, dict[str, dict]]:
+    """Every result on disk: configuration -> evaluation name -> result."""
+    out: dict[str, dict[str, dict]] = {}
+    for path in sorted(folder.glob("*/*.json")):
+        out.setdefault(path.parent.name, {})[path.stem] = json.loads(path.read_text(encoding="utf-8"))
+    return out
+
+
+def change(result: dict, base: dict) -> str:
+    """P@1 off minus P@1 on, as the table shows it ("-0.008", "0"); "!" marks failed searches."""
+    delta = (result["right"] - base["right"]) / base["report"]["n"] if base["report"]["n"] else 0.0
+    failed = "!" if result["report"]["failed"] or base["report"]["failed"] else ""
+    return (f"{delta:+.3f}" if result["right"] != base["right"] else "0") + failed
+
+
+def verdict(results: dict[str, dict], base: dict[str, dict], expected: int) -> str:
+    """"keeps" when switching the heuristic off loses a question on two different question files; else "candidate
+    for removal", or "incomplete" while files it has not been run on could still make two."""
+    compared = [name for name in results if name in base]
+    losing = {results[name]["questions"] for name in compared if results[name]["right"] < base[name]["right"]}
+    if len(losing) >= 2:
+        return "keeps"
+    if len(compared) < expected:
+        return f"incomplete ({len(compared)} of {expected})"
+    return "candidate for removal"
+
+
+def table(results: dict[str, dict[str, dict]], evaluations: tuple[Evaluation, ...] = EVALUATIONS) -> str:
+    """The markdown table: today's P@1 first, then per heuristic its setting, off value, the P@1 change per
+    evaluation and its verdict; columns for the evaluations some result has."""
+    base = results.get(BASELINE, {})
+    columns = [e for e in evaluations if any(e.name in by_file for by_file in results.values())]
+    lines = ["| heuristic | setting: off | " + " | ".join(e.label for e in columns) + " | verdict |",
+             "|---|---|" + "---|" * len(columns) + "---|",
+             "| today's P@1 (n) | | " + " | ".join(
+                 f"{base[e.name]['report']['p_at_1']:.3f} ({base[e.name]['report']['n']})" if e.name in base else ""
+                 for e in columns) + " | |"]
+    for h in HEURISTICS:
+        mine = results.get(h.name, {})
+        if not mine:
+            continue
+        cells = [change(mine[e.name], base[e.name]) if e.name in mine and e.name in base else "" for e in columns]
+        lines.append(f"| {h.what} | `{h.path}`: {json.dumps(h.off)} | " + " | ".join(cells)
+                     + f" | {verdict(mine, base, len(evaluations))} |")
+    seconds = sum(r["seconds"] for by_file in results.values() for r in by_file.values())
+    failed = sum(len(r["report"]["failed"]) for by_file in results.values() for r in by_file.values())
+    codes = {r.get("code") for by_file in results.values() for r in by_file.values()}
+    lines += ["", f"P@1 with the heuristic off minus today's, by `scripts/ablation.py` "
+                  f"({time.strftime('%Y-%m-%d')}, {seconds / 60:.1f} minutes of searching). Columns: "
+                  + "; ".join(f"{e.label} = {e.name}" for e in columns) + "."
+              + (f" {failed} searches failed (\"!\"), counted as misses." if failed else "")
+              + (f" Results of {len(codes)} versions of the code or settings: run again to ask the older anew."
+                 if len(codes) > 1 else "")]
+    return "\n".join(lines)
+
+
+def rewrite(doc: str, body: str) -> str:
+    """``doc`` with what stands between the ablation markers replaced by ``body``."""
+    return figures.rewrite(doc, body, START, END)
+
+
+def write_table(doc: Path = DOC, out: Path = TABLE, folder: Path = RESULTS) -> bool:
+    """The table from every result in ``folder`` into ``doc`` and ``out``; False when there is none yet."""
+    results = load_results(folder)
+    if not results:
+        return False
+    body = table(results)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(body + "\n", encoding="utf-8")
+    doc.write_text(rewrite(doc.read_text(encoding="utf-8"), body), encoding="utf-8")
+    return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", type=Path, default=ROOT.parent / "shared" / "bench",
+                        help="the bench's folder (questions.jsonl, conversations.jsonl); its files are skipped when "
+                             "missing (default ../shared/bench)")
+    parser.add_argument("--only", help=f"heuristics to switch off, comma separated ({BASELINE}: none, the "
+                        "baseline alone): " + ", ".join(h.name for h in HEURISTICS))
+    parser.add_argument("--files", help="evaluations whose name matches one of these globs, comma separated: "
+                        + ", ".join(e.name for e in EVALUATIONS))
+    parser.add_argument("--fresh", action="store_true", help="ask again what is selected, even if on disk")
+    parser.add_argument("--inventory", action="store_true", help="print the counts and stop")
+    args = parser.parse_args(argv)
+    print(inventory(), file=sys.stderr)
+    if args.inventory:
+        return 0
+    try:
+        heuristics, evaluations = selected(args.only, args.files)
+    except ValueError as exc:
+        print(f"ablation: {exc}", file=sys.stderr)
+        return 2
+    settings = load_settings()
+    if args.fresh:
+        for config in [BASELINE, *(h.name for h in heuristics)]:
+            for e in evaluations:
+                result_path(config, e).unlink(missing_ok=True)
+    run_all(settings, heuristics, evaluations, args.bench.resolve())
+    try:
+        written = write_table()
+    except ValueError as exc:
+        print(f"ablation: {DOC}: {exc}", file=sys.stderr)
+        return 1
+    print(f"ablation: {'table written to ' + str(DOC) + ' and ' + str(TABLE) if written else 'no result yet'}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
