@@ -6,8 +6,9 @@ among strong first results, the rate of right pages beside their mean confidence
 shown a right card, and the share of shown cards that are wrong; a card is right when what it shows (its
 ``context``, else its ``text``) holds ``CARD_RIGHT`` of the content words of the question's gold ``evidence`` (its
 ``answer`` without one). A page's metadata is a gold span as the Confluence API names it
-("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values count. ``calibration_fit`` is the
-monotone map from signal to confidence that the run's first results give (``search.verdict.CALIBRATION``).
+("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values
+count. ``calibration_fit`` is the monotone map from signal to confidence that the run's first results give
+(``search.verdict.CALIBRATION``).
 """
 from __future__ import annotations
 
