@@ -200,3 +200,31 @@ def test_a_reindex_gate_refuses_an_index_that_loses_p_at_1_and_swaps_one_that_ke
     kept = reindex(stores, scoped, gate)
     assert kept["swapped"] and kept["gate"]["p_at_1_new"] == kept["gate"]["p_at_1_current"] == 1.0
     assert list(stores.indices.get_alias(name=alias)) == [kept["to"]] and not stores.indices.exists(index=old[0])
+
+
+def test_out_of_corpus_leaves_out_a_question_whose_gold_page_or_a_page_answering_it_elsewhere_the_index_holds(
+        sample_corpus, stores, settings, tmp_path):
+    from evident.evaluation import answered_elsewhere, out_of_corpus
+
+    held = stores.search(index=settings.opensearch.index_alias, body={"size": 1, "query": {"match_all": {}}})
+    page = held["hits"]["hits"][0]["_source"]["url"]
+    questions = [{"id": "own", "question": "asked here", "gold_urls": [page]},
+                 {"id": "generic", "question": "asked of another wiki", "gold_urls": ["https://elsewhere.example/a"]},
+                 {"id": "foreign", "question": "only the other wiki's", "gold_urls": ["https://elsewhere.example/b"]}]
+    found = tmp_path / "answered-elsewhere.jsonl"
+    found.write_text(json.dumps({"file": "x.jsonl", "id": "generic", "question": "asked of another wiki",
+                                 "answered_by": page, "page_says": "the same policy"}) + "\n", encoding="utf-8")
+    kept, left_out = out_of_corpus(stores, settings.opensearch.index_alias, questions, answered_elsewhere(found))
+    assert [q["id"] for q in kept] == ["foreign"] and left_out == ["own", "generic"]
+    assert answered_elsewhere(tmp_path / "none.jsonl") == {}
+
+
+def test_each_page_said_to_answer_elsewhere_names_a_question_of_a_file_of_ours_or_the_bench():
+    from evident.evaluation import ANSWERED_ELSEWHERE, answered_elsewhere, load_questions
+
+    rows = load_questions(ANSWERED_ELSEWHERE)
+    assert rows and all(set(row) == {"file", "id", "question", "answered_by", "page_says"} for row in rows)
+    assert len(answered_elsewhere()) == len(rows)  # one page per question
+    harborlane = {(q["id"], q["question"]) for q in load_questions(
+        ANSWERED_ELSEWHERE.parent / "harborlane" / "harborlane-conversations.jsonl")}
+    assert {(r["id"], r["question"]) for r in rows if r["file"] == "harborlane-conversations.jsonl"} <= harborlane
