@@ -27,12 +27,14 @@ TEST_REDIS_DB = int(os.environ.get("EVIDENT_TEST_REDIS_DB", "1")) + _PROCESS_NUM
 SERVICE_FIXTURES = {"stores", "celery_app", "worker", "jobs", "ingest", "sample_corpus", "searcher"}
 
 
-# The modules that take half a minute or more (``--durations``), run first: a split run hands out modules in order,
-# and one of these left for last keeps one process busy alone while the other has finished.
+# The modules that take a quarter of a minute or more (``--durations``), longest first, run before the rest: a split
+# run hands out modules in order, and one of these left for last keeps one process busy alone while the other has
+# finished.
 LONG_MODULES = ("workers/sync/test_confluence_sync.py", "evident/stack/test_cluster.py",
                 "workers/test_hostile_corpus.py", "workers/test_lost_tasks.py", "api/test_access.py",
                 "evident/test_bench.py", "evident/stack/test_stack.py", "workers/test_tasks.py", "core/test_index.py",
-                "workers/test_maintenance.py")
+                "workers/test_maintenance.py", "evident/test_serve.py", "workers/sync/test_tasks.py",
+                "workers/test_keywords.py", "workers/test_identity.py")
 
 
 def pytest_collection_modifyitems(items):
