@@ -113,7 +113,8 @@ def context_of(unit: Unit) -> str:
     src = unit.source
     if src.get("kind", "") in WHOLE_KINDS or src.get("kind", "") == kinds.PAGE_FACTS:
         return ""
-    pieces = unit_texts(src)
+    # every sentence, a long one too: the context never reads past a neighbour it leaves out
+    pieces = [piece for piece in split_sentences(src.get("text", ""), src.get("lang", "") or "en") if piece.strip()]
     if unit.text not in pieces:
         return ""
     first = last = pieces.index(unit.text)

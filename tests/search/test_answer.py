@@ -52,6 +52,14 @@ def test_the_context_holds_the_neighbours_after_then_before_within_its_length():
     assert card.context == f"{before} {card.text} {after}"  # the far sentences would pass the card's length
 
 
+def test_the_context_never_reads_past_a_neighbour_too_long_for_it():
+    long_one = "Die Personalabteilung prüft jeden Antrag einzeln " + "und sorgfältig " * 30 + "."
+    found = Group([evidence("passage", f"Resturlaub verfällt am 31. März. {long_one} Ausnahmen genehmigt die "
+                                       "Personalabteilung.")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(RESTURLAUB))
+    assert card is not None and card.context == "Resturlaub verfällt am 31. März."
+
+
 def test_a_row_a_definition_and_a_page_fact_have_no_context():
     asked = query("Resturlaub", ["resturlaub"], lang="de")
     found = Group([evidence("term", "Resturlaub: nicht genommener Urlaub des Vorjahres, bis Ende März.")], 1.0)
