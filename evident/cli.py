@@ -313,15 +313,15 @@ def cmd_eval(args, settings: Settings) -> int:
     from evident.evaluation import (format_misses, format_table, in_split, load_questions, misses, out_of_corpus,
                                     report, run)
 
+    answered: list[str] = []
     try:
         questions = in_split(load_questions(args.questions), args.split)
-    except (OSError, ValueError) as exc:
-        return _fail(str(exc))
-    answered: list[str] = []
-    if args.out_of_corpus:
-        from core.index import connect
+        if args.out_of_corpus:
+            from core.index import connect
 
-        questions, answered = out_of_corpus(connect(settings), settings.opensearch.index_alias, questions)
+            questions, answered = out_of_corpus(connect(settings), settings.opensearch.index_alias, questions)
+    except (OSError, ValueError) as exc:  # a broken questions file, or a broken evalsets/answered-elsewhere.jsonl
+        return _fail(str(exc))
     searcher = make_searcher(settings) if questions else None  # an empty split asks nothing: no model to load
     with tqdm(total=len(questions), unit="q", desc="eval", file=sys.stderr, disable=args.json) as bar:
         outcomes = run(searcher, questions, field_name=args.field, overrides=_overrides(args),
@@ -444,8 +444,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--split", choices=["tune", "holdout"],
                    help="only the conversations of one half (by a hash of conv_id): tune on one, report the other")
     p.add_argument("--out-of-corpus", action="store_true",
-                   help="the questions are another corpus's: those whose gold page this index holds are left out "
-                        "(listed in --json as gold_in_index); the verdict figures say how many got no strong result")
+                   help="the questions are another corpus's: those whose gold page, or a page that answers them by "
+                        "evalsets/answered-elsewhere.jsonl, this index holds are left out (--json: gold_in_index)")
     p.add_argument("--conversation", choices=["state", "prev-question", "none"], default="state",
                    help="how raw follow-ups meet earlier turns: the conversation state (default), the naive "
                         "baseline of the previous raw question prepended, or none")

@@ -121,7 +121,9 @@ def answered_elsewhere(path: Path = ANSWERED_ELSEWHERE) -> dict[tuple[str, str],
     (``evalsets/answered-elsewhere.jsonl``): a generic question ("How far in advance must a vacation be
     requested?") that the other wiki answers for its own staff is no out-of-corpus question there."""
     out: dict[tuple[str, str], list[str]] = {}
-    for row in load_questions(path) if path.is_file() else []:
+    for n, row in enumerate(load_questions(path) if path.is_file() else [], start=1):
+        if not all(isinstance(row.get(key), str) for key in ("id", "question", "answered_by")):
+            raise ValueError(f"{path}: entry {n} needs the strings id, question and answered_by")
         out.setdefault((row["id"], row["question"]), []).append(row["answered_by"])
     return out
 

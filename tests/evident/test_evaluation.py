@@ -217,6 +217,10 @@ def test_out_of_corpus_leaves_out_a_question_whose_gold_page_or_a_page_answering
     kept, left_out = out_of_corpus(stores, settings.opensearch.index_alias, questions, answered_elsewhere(found))
     assert [q["id"] for q in kept] == ["foreign"] and left_out == ["own", "generic"]
     assert answered_elsewhere(tmp_path / "none.jsonl") == {}
+    found.write_text(json.dumps({"id": "generic", "question": "asked of another wiki"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"answered-elsewhere\.jsonl: entry 1 needs the strings id, question and "
+                                         r"answered_by"):
+        answered_elsewhere(found)
 
 
 def test_each_page_said_to_answer_elsewhere_names_a_question_of_a_file_of_ours_or_the_bench():
