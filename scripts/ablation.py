@@ -38,8 +38,9 @@ from pathlib import Path
 from core.settings import PROJECT_ROOT as ROOT
 from core.settings import RerankConfig, SearchConfig, Settings, load_settings
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py beside it, however this script is loaded
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, evaluations.py beside it, however loaded
 import figures  # noqa: E402 - scripts/figures.py: the markers' rewrite
+from evaluations import Evaluation, ablated  # noqa: E402 - scripts/evaluations.py: the one list
 
 
 RESULTS = ROOT / "build" / "figures" / "ablation"
@@ -52,44 +53,7 @@ CREATE_ALIAS = "bash scripts/eval-bench.sh (it ingests the bench into evalbench 
 FINGERPRINTED = ("search", "text", "core", "evident/evaluation.py")
 
 
-@dataclass(frozen=True)
-class Evaluation:
-    """One evaluation of scripts/eval-bench.sh: its name there (a stem of scripts/figures.py's ROWS), the questions
-    file (under --bench when ``bench``), the field asked and the index alias asked."""
-
-    name: str
-    path: str
-    field: str
-    alias: str
-    label: str  # the table's column header
-    bench: bool = False
-
-
-EVALUATIONS = (
-    Evaluation("questions-raw", "questions.jsonl", "question", "evalbench", "q raw", True),
-    Evaluation("questions-completed", "questions.jsonl", "completed_question", "evalbench", "q compl", True),
-    Evaluation("conversations-raw", "conversations.jsonl", "question", "evalbench", "conv raw", True),
-    Evaluation("conversations-completed", "conversations.jsonl", "completed_question", "evalbench", "conv compl",
-               True),
-    Evaluation("talvik-standalone", "evalsets/talvik-standalone.jsonl", "question", "evalbench", "talvik"),
-    Evaluation("talvik-conversations-raw", "evalsets/talvik-conversations.jsonl", "question", "evalbench",
-               "t-conv raw"),
-    Evaluation("talvik-conversations-completed", "evalsets/talvik-conversations.jsonl", "completed_question",
-               "evalbench", "t-conv compl"),
-    Evaluation("talvik-standalone-de", "evalsets/talvik-standalone.de.jsonl", "question", "evalbench", "talvik de"),
-    Evaluation("talvik-conversations-de-raw", "evalsets/talvik-conversations.de.jsonl", "question", "evalbench",
-               "t-conv de raw"),
-    Evaluation("talvik-conversations-de-completed", "evalsets/talvik-conversations.de.jsonl", "completed_question",
-               "evalbench", "t-conv de compl"),
-    Evaluation("harborlane-raw", "evalsets/harborlane/harborlane-conversations.jsonl", "question", "evalharbor",
-               "harbor raw"),
-    Evaluation("harborlane-completed", "evalsets/harborlane/harborlane-conversations.jsonl", "completed_question",
-               "evalharbor", "harbor compl"),
-    Evaluation("harborlane-de-raw", "evalsets/harborlane/harborlane-conversations.de.jsonl", "question",
-               "evalharbor", "harbor de raw"),
-    Evaluation("harborlane-de-completed", "evalsets/harborlane/harborlane-conversations.de.jsonl",
-               "completed_question", "evalharbor", "harbor de compl"),
-)
+EVALUATIONS = ablated()  # each evaluation with a column of its own (scripts/evaluations.py)
 
 
 @dataclass(frozen=True)
@@ -247,10 +211,6 @@ def selected(only: str | None, files: str | None) -> tuple[list[Heuristic], list
     return heuristics, evaluations
 
 
-def questions_path(evaluation: Evaluation, bench: Path) -> Path:
-    return (bench if evaluation.bench else ROOT) / evaluation.path
-
-
 def result_path(config: str, evaluation: Evaluation, folder: Path | None = None) -> Path:
     return (folder or RESULTS) / config / f"{evaluation.name}.json"
 
@@ -333,12 +293,12 @@ def run_all(settings: Settings, heuristics: list[Heuristic], evaluations: list[E
     from evident.evaluation import load_questions
     from search.searcher import Searcher
 
-    present = [e for e in evaluations if questions_path(e, bench).is_file()]
+    present = [e for e in evaluations if e.questions(bench).is_file()]
     for e in evaluations:
         if e not in present:
             if not e.bench:
-                raise SystemExit(f"ablation: {questions_path(e, bench)}: no such questions file")
-            print(f"ablation: {questions_path(e, bench)} is missing: {e.name} skipped (--bench)", file=sys.stderr)
+                raise SystemExit(f"ablation: {e.questions(bench)}: no such questions file")
+            print(f"ablation: {e.questions(bench)} is missing: {e.name} skipped (--bench)", file=sys.stderr)
     configs: list[tuple[str, Heuristic | None]] = [(BASELINE, None), *((h.name, h) for h in heuristics)]
     code = fingerprint(settings)
     todo = [(c, h, e) for c, h in configs for e in present if not done(c, h, e, code)]
@@ -351,12 +311,10 @@ def run_all(settings: Settings, heuristics: list[Heuristic], evaluations: list[E
         check_alias(client, alias)
     first = Searcher.from_settings(settings, client)
     first.warm_up()
-    questions = {e.name: load_questions(questions_path(e, bench)) for e in present}
+    questions = {e.name: load_questions(e.questions(bench)) for e in present}
     searchers: dict[tuple[str, str], object] = {}
     for step, (config, heuristic, evaluation) in enumerate(todo, start=1):
         if (config, evaluation.alias) not in searchers:
-            for searcher in searchers.values():
-                searcher.background.shutdown(wait=False)
             on_alias = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch,
                                                                                    index_alias=evaluation.alias))
             searchers = {(config, evaluation.alias): searcher_for(first, configured(on_alias, heuristic))}

@@ -45,42 +45,16 @@ table() {  # name, title, eval arguments...: the table on the terminal, the --js
 print(format_table(json.load(open(sys.argv[1], encoding="utf-8"))))' "$FIGURES/$name.json"
 }
 
-ingest evalbench "$BENCH/wiki/pages" "$BENCH/pdf"
-for file in questions conversations; do
-    table "$file-raw" "$file.jsonl, raw question with history" "$BENCH/$file.jsonl" --field question
-    table "$file-completed" "$file.jsonl, completed question" "$BENCH/$file.jsonl" --field completed_question
-    table "$file-baseline" "$file.jsonl, naive baseline (previous question prepended)" "$BENCH/$file.jsonl" \
-        --field question --conversation prev-question
-done
-table talvik-standalone "evalsets/talvik-standalone.jsonl" evalsets/talvik-standalone.jsonl --field question
-table talvik-conversations-raw "evalsets/talvik-conversations.jsonl, raw" evalsets/talvik-conversations.jsonl \
-    --field question
-table talvik-conversations-completed "evalsets/talvik-conversations.jsonl, completed" \
-    evalsets/talvik-conversations.jsonl --field completed_question
-table talvik-conversations-baseline "evalsets/talvik-conversations.jsonl, naive baseline" \
-    evalsets/talvik-conversations.jsonl --field question --conversation prev-question
-table talvik-standalone-de "evalsets/talvik-standalone.de.jsonl" evalsets/talvik-standalone.de.jsonl --field question
-table talvik-conversations-de-raw "evalsets/talvik-conversations.de.jsonl, raw" \
-    evalsets/talvik-conversations.de.jsonl --field question
-table talvik-conversations-de-completed "evalsets/talvik-conversations.de.jsonl, completed" \
-    evalsets/talvik-conversations.de.jsonl --field completed_question
-
-HARBOR=evalsets/harborlane
-ingest evalharbor "$HARBOR/pages"
-table harborlane-raw "harborlane, raw" "$HARBOR/harborlane-conversations.jsonl" --field question
-table harborlane-completed "harborlane, completed" "$HARBOR/harborlane-conversations.jsonl" --field completed_question
-table harborlane-baseline "harborlane, naive baseline" "$HARBOR/harborlane-conversations.jsonl" --field question \
-    --conversation prev-question
-table harborlane-de-raw "harborlane .de, raw" "$HARBOR/harborlane-conversations.de.jsonl" --field question
-table harborlane-de-completed "harborlane .de, completed" "$HARBOR/harborlane-conversations.de.jsonl" \
-    --field completed_question
-# Out of corpus: one organisation's questions asked of the other's index (evident eval leaves out any whose gold
-# page that index holds): no first page is right, and the verdict should say so.
-table ooc-questions-on-harbor "bench questions.jsonl asked of harborlane (out of corpus)" "$BENCH/questions.jsonl" \
-    --out-of-corpus
-export EVIDENT_OPENSEARCH_INDEX_ALIAS=evalbench
-table ooc-harborlane-on-bench "harborlane asked of the bench (out of corpus)" "$HARBOR/harborlane-conversations.jsonl" \
-    --out-of-corpus
+# The evaluations and the folders of their indices: scripts/evaluations.py, the one list (figures and ablation
+# read it too). Each index is ingested before the first evaluation asking it.
+while IFS=$'\t' read -r -u 3 -a line; do  # on fd 3: an ingest or eval reading stdin takes no line
+    if [ "${line[0]}" = ingest ]; then
+        ingest "${line[@]:1}"
+    else
+        export EVIDENT_OPENSEARCH_INDEX_ALIAS=${line[2]}
+        table "${line[1]}" "${line[3]}" "${line[@]:4}"
+    fi
+done 3< <(.venv/bin/python scripts/evaluations.py --bench "$BENCH")
 
 echo
 .venv/bin/python scripts/figures.py

@@ -1,7 +1,7 @@
 """Rewrite the figures table of docs/ranking.md from the JSON that `evident eval --json` wrote.
 
-scripts/eval-bench.sh saves each evaluation's --json as build/figures/<name>.json (the names in ROWS) and runs this
-script at its end; run it alone to redo the table from saved files:
+scripts/eval-bench.sh saves each evaluation's --json as build/figures/<name>.json (the evaluations of
+scripts/evaluations.py) and runs this script at its end; run it alone to redo the table from saved files:
 
     python3 scripts/figures.py [--figures build/figures] [--doc docs/ranking.md]
 
@@ -18,29 +18,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- figures:start -->", "<!-- figures:end -->"
-# label, the evaluation's file stem, the stem of its naive baseline (the previous question prepended) or None
-ROWS = (
-    ("questions.jsonl, raw", "questions-raw", "questions-baseline"),
-    ("questions.jsonl, completed", "questions-completed", None),
-    ("conversations.jsonl, raw", "conversations-raw", "conversations-baseline"),
-    ("conversations.jsonl, completed", "conversations-completed", None),
-    ("evalsets/talvik-standalone.jsonl", "talvik-standalone", None),
-    ("evalsets/talvik-conversations.jsonl, raw", "talvik-conversations-raw", "talvik-conversations-baseline"),
-    ("evalsets/talvik-conversations.jsonl, completed", "talvik-conversations-completed", None),
-    ("evalsets/harborlane, raw", "harborlane-raw", "harborlane-baseline"),
-    ("evalsets/harborlane, completed", "harborlane-completed", None),
-    ("evalsets/talvik-standalone.de.jsonl (German set)", "talvik-standalone-de", None),
-    ("evalsets/talvik-conversations.de.jsonl, raw", "talvik-conversations-de-raw", None),
-    ("evalsets/talvik-conversations.de.jsonl, completed", "talvik-conversations-de-completed", None),
-    ("evalsets/harborlane .de, raw", "harborlane-de-raw", None),
-    ("evalsets/harborlane .de, completed", "harborlane-de-completed", None),
-    ("out of corpus: bench questions.jsonl asked of harborlane", "ooc-questions-on-harbor", None),
-    ("out of corpus: harborlane asked of the bench", "ooc-harborlane-on-bench", None),
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # evaluations.py beside it, however this is loaded
+from evaluations import EVALUATIONS, baseline_of  # noqa: E402 - scripts/evaluations.py: the one list
+
+# title, the evaluation's file stem, the stem of its naive baseline (the previous question prepended) or None
+ROWS = tuple((e.title, e.name, base.name if (base := baseline_of(e)) else None)
+             for e in EVALUATIONS if not e.baseline)
+# The stems of sets asked of another organisation's index: no page is right, the row shows the share not strong.
+OUT_OF_CORPUS = frozenset(e.name for e in EVALUATIONS if e.out_of_corpus)
 HEADER = ("| file, question | n | P@1 | hit@5 | MRR | en / de | tune / untouched half | baseline P@1 "
           "| restricted shown | strong: right / wrong first page | cards: right / wrong of shown |"
           "\n|---|---|---|---|---|---|---|---|---|---|---|")
-OUT_OF_CORPUS = "ooc-"  # the stem's opening for a set asked of another organisation's index: no page is right
 
 
 def figure(value: float | None) -> str:
@@ -77,7 +65,7 @@ def row(label: str, result: dict, baseline: dict | None = None, out_of_corpus: b
 
 def table(results: dict[str, dict], date: str) -> str:
     """The text between the markers: the table of the rows whose results are there, and a line saying when."""
-    lines = [HEADER, *(row(label, results[stem], results.get(base) if base else None, stem.startswith(OUT_OF_CORPUS))
+    lines = [HEADER, *(row(label, results[stem], results.get(base) if base else None, stem in OUT_OF_CORPUS)
                        for label, stem, base in ROWS if stem in results)]
     failed = sum(len(results[stem].get("failed", [])) for _, stem, _ in ROWS if stem in results)
     note = f" {failed} searches failed and count as misses." if failed else ""

@@ -13,10 +13,11 @@ evidence (a passage, a list, a note, a PDF page, the page's facts) by its senten
   value). An answer tells what the question asks; a unit that restates the question adds nothing.
 
 The best unit is the card when its score reaches ``CARD_MIN_SCORE`` and leads the next unit by ``CARD_MIN_MARGIN``:
-two units that answer about as well leave the card unsure.
+two units that answer about as well leave the card unsure, unless they answer together (``pair_answers``: two rows
+of the page's tables, two items of one list) and lead the third by that margin; the card then shows both.
 
 A table row shows as its header and values ("Machine: Orbis EdgeBox E3 · BIOS: E3.24"), a definition as its term
-and meaning, a sentence, list item or page fact as written. A sentence or list item also comes with its
+and meaning, a sentence, list item or page fact as written; a pair of rows or items, each on a line of ``context``. A sentence or list item also comes with its
 ``context``: the sentences or items around it in its evidence, up to ``CARD_CONTEXT_CHARS``. An answer is often
 the sentence that names the value together with the one before it (what it is about) or after it (the
 condition, the next step); the card shows the unit in bold within them, as a featured snippet does.
@@ -195,6 +196,19 @@ def scored(found: Group, terms: list[tuple[float, set[str]]],
     return sorted(out, key=lambda pair: -pair[0])
 
 
+def score_after(ranked: list[tuple[float, Unit]], at: int) -> float:
+    """The score of the unit at ``at`` of ``ranked``; none there: minus infinity."""
+    return ranked[at][0] if len(ranked) > at else float("-inf")
+
+
+def pair_answers(first: Unit, second: Unit) -> bool:
+    """Whether two units answering about as well answer together: two rows of the page's tables (an answer spread
+    over neighbouring rows, or a value the question does not pin to one row), or two items of one list."""
+    kinds_of = (first.source.get("kind"), second.source.get("kind"))
+    return kinds_of == (kinds.TABLE_ROW, kinds.TABLE_ROW) or (
+        kinds_of == (kinds.LIST, kinds.LIST) and first.source.get("id") == second.source.get("id"))
+
+
 def card_evidence_ids(found: Group) -> list[str]:
     """The ids of the evidence whose units may be ``found``'s card."""
     return [item["_source"]["id"] for item in found.items[:CARD_EVIDENCE]]
@@ -234,11 +248,17 @@ def answer_card(found: Group | None, judgement: Judgement, terms: list[tuple[flo
     if not ranked:
         return None
     best, unit = ranked[0]
-    runner_up = ranked[1][0] if len(ranked) > 1 else float("-inf")
-    if best < CARD_MIN_SCORE or best - runner_up < CARD_MIN_MARGIN:
+    if best < CARD_MIN_SCORE:
         return None
+    context = context_of(unit)
+    if best - score_after(ranked, 1) < CARD_MIN_MARGIN:  # a second unit answers about as well
+        second = ranked[1][1]
+        if not (pair_answers(unit, second) and best - score_after(ranked, 2) >= CARD_MIN_MARGIN):
+            return None
+        context = (context if context and second.text in context
+                   else "\n".join(shown_text(u.source["kind"], u.text) for u in (unit, second)))
     src = unit.source
-    return Answer(text=shown_text(src["kind"], unit.text), context=context_of(unit), kind=CARD_KINDS[src["kind"]],
+    return Answer(text=shown_text(src["kind"], unit.text), context=context, kind=CARD_KINDS[src["kind"]],
                   title=src.get("title", ""), url=safe_link(src["url"], files_base_url),
                   heading_path=list(src.get("heading_path", []) or []), evidence_id=src.get("id", ""),
                   confidence=judgement.confidence)

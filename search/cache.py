@@ -54,14 +54,18 @@ class KeptVectors:
     """Each text's vector from ``embed`` (texts -> their vectors, in order), embedded once and kept for the
     process's life: a model's vector for a text never changes, and a question asked again (by anyone, or by the
     same user paging on) then costs no embedding. A text another thread is embedding right now is waited for, not
-    embedded again (the search embeds a question's multilingual vector in the background, and the cross-lingual
-    list may ask for the same text meanwhile). Past ``size`` texts the oldest stored half is forgotten."""
+    embedded again (two callers asking the same question at once). Past ``size`` texts the oldest stored half is
+    forgotten."""
 
     def __init__(self, embed: Callable[[list[str]], list[list[float]]], size: int):
         self._embed = embed
         self._known: ExpiringCache[str, list[float]] = ExpiringCache(math.inf, size)
         self._underway: dict[str, Future] = {}  # text -> its vector, for the texts being embedded now
         self._lock = threading.Lock()
+
+    def kept(self, text: str) -> list[float] | None:
+        """``text``'s vector when it is kept already, else None; embeds nothing."""
+        return self._known.fresh([text]).get(text)
 
     def of(self, texts: list[str]) -> list[list[float]]:
         """The vector of each of ``texts``, in order; only the texts neither kept nor under way are embedded, in

@@ -69,6 +69,19 @@ def template_twins(first: dict, second: dict) -> bool:
     return names_a_twin(identifiers(first.get("title", ""), "", None), identifiers(second.get("title", ""), "", None))
 
 
+def copies(first: Group, other: Group, max_bits: int) -> bool:
+    """Whether ``other`` is a near-duplicate of ``first`` that a fold would join to it: signatures within
+    ``max_bits`` bits, no template twins, not a later page of the same document."""
+    a, b = _source(first), _source(other)
+    if not a.get("page_simhash") or not b.get("page_simhash") or a.get("doc_id", "") == b.get("doc_id", ""):
+        return False
+    try:
+        apart = (signature_value(a["page_simhash"]) ^ signature_value(b["page_simhash"])).bit_count()
+    except ValueError:
+        return False
+    return apart <= max_bits and not template_twins(a, b)
+
+
 def blocks(value: int, max_bits: int) -> list[tuple[int, int]]:
     """The signature cut into ``max_bits + 1`` blocks, each as (position, bits): two signatures within
     ``max_bits`` bits of each other agree on at least one whole block (Manku et al. 2007), so only pages that

@@ -8,6 +8,8 @@ ingest each leaf evidence is embedded again by multilingual-e5-small (``core.mul
 finds each page's closest, and each page gains by how close it comes, scaled min-max over those pages as the
 sentence stage scales its own (``search.sentences``, whose arithmetic this stage shares).
 
+Only where it can change the first page: a search whose first page leads the rest by more than the closest
+stages can add embeds nothing in this model (``settled``), as the embedding is the costliest CPU of a search.
 Only for a question read on its own: a follow-up's own words say less than the conversation has established (the
 sentence stage lost follow-up turns for that reason, and this one, simulated on them, did too). A multilingual
 model as search's embedder instead ranked worse on the bench's conversations and embeds many times slower. How the
@@ -28,6 +30,16 @@ MULTILINGUAL_PART = "multilingual_match"  # the part an explained page books the
 def applies(follow_up: bool) -> bool:
     """Whether the stage reads the question: one read on its own, in any language."""
     return not follow_up
+
+
+def settled(page_scores: list[float], reach: float) -> bool:
+    """Whether the first of the pages scored ``page_scores`` stays first whatever the closest stages add: it
+    leads every other page by at least ``reach``, the most they add to one page (each adds its weight to the
+    closest of its pages and nothing to the first at worst). The search then embeds no multilingual vector."""
+    if len(page_scores) < 2:
+        return True
+    first, second = sorted(page_scores, reverse=True)[:2]
+    return first - second >= reach
 
 
 def multilingual_query(vector: list[float], urls: list[str], filters: list[dict]) -> dict:

@@ -70,7 +70,8 @@ class Answer:
     """The answer card (``search.answer``): the one unit of evidence that answers the question."""
 
     text: str  # a table row as "header: value · ...", a definition as term and meaning, else as written
-    context: str  # a sentence or list item with its neighbours in the evidence, holding ``text``; else empty
+    context: str  # a sentence or list item with its neighbours in the evidence, or a pair answering together one a line
+    # (two table rows, two list items), holding ``text``; else empty
     kind: Literal["table_row", "definition", "sentence", "list_item", "page_fact"]
     title: str
     url: str

@@ -12,7 +12,7 @@ query bodies: ``retrievers``) -> ``retrieve`` (one ``_msearch``, a second for a 
 one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (min-max, RRF or view merging: ``fusion``) ->
 ``prioritize`` (pages shown earlier, template twins, index terms, definitions: ``priors``) -> ``rerank``
 (optional cross-encoder: ``rerank``) -> ``group`` (by page: ``grouping``) -> ``embed_multilingual`` (the
-question's multilingual vector, embedded in the background since ``understand``) -> ``match_closest`` (the
+question's multilingual vector, when the stage after it can change the first page) -> ``match_closest`` (the
 best pages' closest sentences to a question read on its own: ``sentences``; then their closest leaf evidence in a
 multilingual model, any language: ``multilingual``; both in one ``_msearch``: ``closest``) ->
 ``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``judge`` (each shown result's
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
@@ -42,7 +41,7 @@ from search import fusion, multilingual, present
 from search.acronyms import AcronymExpander, expanded
 from search.analysis import FieldTokens
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
-from search.duplicates import collapse_near_duplicates
+from search.duplicates import collapse_near_duplicates, copies
 from search.flatten import flat_body, texts_to_analyze
 from search.grouping import Group, group
 from search.lexicon import Lexicon, load_lexicon
@@ -56,7 +55,7 @@ from search.answer import answer_card, card_evidence_ids
 from search.cache import KeptVectors
 from search.closest import match_closest
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
-from search.sentences import AskedUnits
+from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
 from search.verdict import NO_RESULT, Judgement, judge_all, question_terms
 from search.vocabulary import CorpusWords
@@ -144,8 +143,6 @@ class Searcher:
         self.multilingual_embedder = multilingual_embedder
         self.multilingual_vectors = (KeptVectors(lambda texts: [multilingual_embedder.question(t) for t in texts],
                                                  QUESTIONS_KEPT) if multilingual_embedder is not None else None)
-        # One thread per search the API runs at once (``start_multilingual``); started at the first search.
-        self.background = ThreadPoolExecutor(settings.services.api_threads, thread_name_prefix="evident-embed")
         self.lemmatizer = lemmatizer
         self.lexicon = lexicon
         self.reranker = reranker
@@ -187,7 +184,6 @@ class Searcher:
         expansions, acronym_warnings = self.expand_acronyms(request, plan)
         asked = expanded(spelled(request.query, corrections), expansions)
         query, warnings = self.understand(request, plan, asked)
-        multilingual_pending = self.start_multilingual(plan, query)
         warnings = spelling_warnings + acronym_warnings + warnings
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
@@ -199,7 +195,8 @@ class Searcher:
         fused = self.rerank(plan, query, fused)
         groups = group(fused, plan.group, self.settings.search.page_support)
         groups, card_units = self.match_closest(request, plan, query, retrievers, vectors,
-                                                self.embed_multilingual(multilingual_pending), groups)
+                                                self.embed_multilingual(request, plan, query, retrievers, groups),
+                                                groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
         shown = present.page_of(ranked, request.k, request.page)
@@ -389,29 +386,41 @@ class Searcher:
                              unit, vectors, multilingual_vector, groups, request.explain,
                              [evidence_id for found in ahead for evidence_id in card_evidence_ids(found)])
 
-    def start_multilingual(self, plan: Plan, query: Query) -> Future | None:
-        """The question's vector in the multilingual model, embedded in the background while the search asks
-        OpenSearch for its lists (the engine lets go of Python's lock while it computes), once per text
-        (``cache.KeptVectors``); none unless the multilingual stage reads it: pages searched with vectors, a
-        question read on its own."""
+    def embed_multilingual(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
+                           groups: list[Group]) -> list[float] | None:
+        """The question's vector in the multilingual model when the multilingual stage reads it (pages searched
+        with vectors, a question read on its own) and can change the first page: a vector embedded already (the
+        cross-lingual list's, or the same question earlier) always, a new one only when no page leads the rest by
+        more than the closest stages can add (``multilingual.settled``, over its ``rivals``: not its copies). The
+        embedding is the costliest CPU of a search (15-20 ms of a core, against 3 for MiniLM's), so a search whose
+        first page the stage cannot move does not pay it."""
         if (self.multilingual_vectors is None or plan.group != "page" or plan.mode not in ("dense", "hybrid")
                 or not multilingual.applies(query.resolved.follow_up)):
             return None
-        return self.background.submit(self.multilingual_vectors.of, [query.resolved.text])
-
-    def embed_multilingual(self, pending: Future | None) -> list[float] | None:
-        """The vector ``start_multilingual`` embeds, once it is there: the stage's time is what is left of the
-        embedding when the search needs it."""
-        return pending.result()[0] if pending is not None else None
+        if (kept := self.multilingual_vectors.kept(query.resolved.text)) is not None:
+            return kept
+        cfg = self.settings.search
+        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
+        reach = cfg.multilingual_weight + (cfg.sentence_weight if sentences_apply(
+            query.resolved.follow_up, query.lang, self.settings.embedding.language) else 0.0)
+        ranked = sorted(groups, key=lambda found: -found.score)
+        others = rivals(ranked, cfg.near_duplicate_bits if self.collapses(request) else None)
+        if multilingual.settled([found.score for found in ranked[:1] + others], reach * unit):
+            return None
+        return self.multilingual_vectors.of([query.resolved.text])[0]
 
     def collapse_duplicates(self, request: SearchRequest, plan: Plan, groups: list[Group]) -> list[Group]:
         """Near-duplicate pages folded into one result, the canonical page first (``duplicates``); pages only,
         and not when the request or ``collapse_duplicates`` turns it off."""
-        cfg = self.settings.search
-        wanted = cfg.collapse_duplicates if request.collapse_duplicates is None else request.collapse_duplicates
-        if not wanted or plan.group != "page":
+        if not self.collapses(request) or plan.group != "page":
             return groups
+        cfg = self.settings.search
         return collapse_near_duplicates(groups, cfg.near_duplicate_bits, cfg.near_duplicate_newer_days)
+
+    def collapses(self, request: SearchRequest) -> bool:
+        """Whether near-duplicate pages are folded into one result: the request's switch, else the setting's."""
+        wanted = request.collapse_duplicates
+        return self.settings.search.collapse_duplicates if wanted is None else wanted
 
     def judge(self, query: Query, retrieved: Retrieved, first: list[Group], shown: list[Group],
               principals: list[str]) -> tuple[Judgement, list[Judgement]]:
@@ -451,6 +460,20 @@ class Searcher:
             out.setdefault(found.items[0]["_source"]["url"],
                            fusion.page_parts(found.items, self.settings.search.page_support))
         return out
+
+
+def rivals(ranked: list[Group], fold_bits: int | None) -> list[Group]:
+    """The pages after the first of ``ranked`` that the closest stages could lift over it: neither a page whose
+    evidence read word for word as the first's (a copy under another address: the stages add to both alike), nor,
+    when near-duplicates are folded (within ``fold_bits``), one of its near-duplicates (one result with it after
+    the stages, whatever their order)."""
+    if not ranked:
+        return []
+    first = ranked[0]
+    said = [item["_source"].get("text", "") for item in first.items]
+    return [found for found in ranked[1:]
+            if [item["_source"].get("text", "") for item in found.items] != said
+            and not (fold_bits is not None and copies(first, found, fold_bits))]
 
 
 def list_names(plan: Plan, retrievers: list[Retriever]) -> list[str]:

@@ -64,10 +64,12 @@ function renderSuggestion(data) {
 // The card's unit as a reader takes it in: a table row as its headers and values, a definition as its term and
 // meaning, a sentence or list item in bold within the sentences around it, a page fact as written.
 function answerText(a) {
-  const pairs = a.text.split(" · ").map(pair => pair.split(/: (.*)/s));
-  if (a.kind === "table_row" && pairs.every(([, value]) => value !== undefined)) {
-    return `<dl class="answer-text answer-row">${pairs.map(([name, value]) =>
-      `<dt>${esc(name)}</dt><dd>${esc(value)}</dd>`).join("")}</dl>`;
+  // A row, or two rows answering together (one a line of the context), each as its headers and values.
+  const rows = (a.kind === "table_row" && a.context ? a.context : a.text).split("\n")
+    .map(row => row.split(" · ").map(pair => pair.split(/: (.*)/s)));
+  if (a.kind === "table_row" && rows.every(pairs => pairs.every(([, value]) => value !== undefined))) {
+    return rows.map(pairs => `<dl class="answer-text answer-row">${pairs.map(([name, value]) =>
+      `<dt>${esc(name)}</dt><dd>${esc(value)}</dd>`).join("")}</dl>`).join("");
   }
   const [term, meaning] = a.kind === "definition" ? a.text.split(/: (.*)/s) : [];
   if (meaning) return `<p class="answer-text"><b>${esc(term)}</b>: ${esc(meaning)}</p>`;

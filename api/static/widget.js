@@ -174,7 +174,9 @@
     const url = openable(answer.url);
     if (url) Object.assign(item.dataset, {url, rank: "1"});
     else item.setAttribute("aria-disabled", "true");
-    item.append(node("div", "evident-answer-text", answer.text), node("span", "evident-title", answer.title),
+    // two table rows answering together come one a line of the context
+    const shown = answer.kind === "table_row" && answer.context ? answer.context : answer.text;
+    item.append(node("div", "evident-answer-text", shown), node("span", "evident-title", answer.title),
                 node("span", "evident-kind", "Answer"), node("div", "evident-path", answer.heading_path.join(" › ")));
     return item;
   }

@@ -142,3 +142,20 @@ def test_the_sentences_closeness_is_read_from_an_answer_asked_ahead_when_it_cove
     elsewhere = AskedUnits(frozenset({"ev-other"}), {"hits": {"hits": []}})  # another page came first
     assert closeness_of(found, [0.1], search, elsewhere) == {"ev-passage": {"Resturlaub verfällt am 31. März.": 0.9}}
     assert len(asked) == 1
+
+
+def test_two_rows_answering_alike_show_together_and_a_third_leaves_the_card_unsure():
+    """Two rows of the page's tables that answer about as well (a value the question does not pin to one row)
+    make one card of both, each on a line of its context; with a third as close, no card."""
+    asked = query("Which BIOS does the Orbis EdgeBox need?", ["bios", "orbis", "edgebox"])
+    rows = [evidence("table_row", f"Row {n} in Table 1: Machine is Orbis EdgeBox {model}, and BIOS is {bios}.",
+                     lang="en", id=f"row-{n}") for n, (model, bios) in enumerate([("E3", "E3.24"), ("E5", "E5.11")],
+                                                                                start=1)]
+    card = answer_card(Group(rows, 1.0), STRONG_PAGE, question_terms(asked))
+    assert card is not None and card.kind == "table_row"
+    assert card.context.splitlines() == ["Machine: Orbis EdgeBox E3 · BIOS: E3.24",
+                                         "Machine: Orbis EdgeBox E5 · BIOS: E5.11"]
+    assert card.text in card.context.splitlines()
+    third = evidence("table_row", "Row 3 in Table 1: Machine is Orbis EdgeBox E7, and BIOS is E7.02.", lang="en",
+                     id="row-3")
+    assert answer_card(Group([*rows, third], 1.0), STRONG_PAGE, question_terms(asked)) is None

@@ -3,7 +3,7 @@ and what is never folded."""
 from __future__ import annotations
 
 from core.settings import SearchConfig
-from search.duplicates import canonical_of, collapse_near_duplicates
+from search.duplicates import canonical_of, collapse_near_duplicates, copies
 from search.fusion import page_parts
 from search.grouping import Group
 from search.present import hits
@@ -123,3 +123,16 @@ def test_pages_as_far_apart_as_the_threshold_fold_and_one_bit_further_do_not():
         groups = [group_of(page("near", "Deploy checklist"), 2.0),
                   group_of(page("far", "Copy of Deploy checklist", signature=signature), 1.0)]
         assert shown(collapse_near_duplicates(groups, BITS, NEWER_DAYS))[0] == ("near", folded)
+
+
+def test_a_page_is_told_a_copy_of_another_as_a_fold_would_join_them():
+    """``copies``: what lets the multilingual stage's check see past the first page's copies."""
+    original = group_of(page("a", "Travel Policy"), 2.0)
+    assert copies(original, group_of(page("b", "Copy of Travel Policy", signature=ONE_BIT_OFF), 1.9), BITS)
+    assert not copies(original, group_of(page("c", "Remote Work", signature=FAR), 1.0), BITS)
+    assert not copies(group_of(page("r40", "HVX 4.0 Release Test Report"), 2.0),
+                      group_of(page("r41", "HVX 4.1 Release Test Report", signature=ONE_BIT_OFF), 1.0), BITS)
+    manual = [group_of(page("pdf:m", f"Manual p{n}", url=f"https://files.example.org/m.pdf#page={n}"), 2.0 - n)
+              for n in (1, 2)]
+    assert not copies(*manual, BITS)  # a document's other page is never its copy
+    assert not copies(original, group_of(page("d", "Travel Policy", signature="zz"), 1.0), BITS)  # damaged

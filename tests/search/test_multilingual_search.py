@@ -41,9 +41,32 @@ def test_a_german_question_lifts_the_english_page_that_answers_it_most(sample_co
         assert sum(response.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
 
 
+def _sharing_models(searcher, multilingual_weight: float) -> Searcher:
+    """A searcher of the same models and settings but the stage's weight, keeping no question's vector yet."""
+    cfg = dataclasses.replace(searcher.settings.search, multilingual_weight=multilingual_weight)
+    return Searcher(dataclasses.replace(searcher.settings, search=cfg), searcher.client, searcher.embedder,
+                    searcher.lemmatizer, searcher.lexicon, multilingual_embedder=searcher.multilingual_embedder)
+
+
 def test_an_english_question_comes_closest_to_the_german_page_that_answers_it(sample_corpus, searcher):
-    gained = _gained(searcher.search(SearchRequest(query="When does leftover vacation expire?", explain=True)))
+    """With a weight that lets the stage move any first page, it runs on every question read on its own."""
+    reaching = _sharing_models(searcher, multilingual_weight=5.0)
+    gained = _gained(reaching.search(SearchRequest(query="When does leftover vacation expire?", explain=True)))
     assert max(gained, key=gained.get) == VACATION_PAGE and gained[VACATION_PAGE] > 0  # "Resturlaub verfällt am"
+
+
+def test_a_search_whose_first_page_the_stage_cannot_move_embeds_no_multilingual_vector(sample_corpus, searcher):
+    """The first page leads the English question's other pages by more than the closest stages can add: the
+    question is not embedded in the multilingual model, and the first page is the one the stage gives when it
+    runs (its vector kept from before)."""
+    question = "When does leftover vacation expire?"
+    settled = _sharing_models(searcher, searcher.settings.search.multilingual_weight)
+    response = settled.search(SearchRequest(query=question, explain=True))
+    assert not any(_gained(response).values()) and settled.multilingual_vectors.kept(question) is None
+    run = _sharing_models(searcher, searcher.settings.search.multilingual_weight)
+    run.multilingual_vectors.of([question])
+    with_stage = run.search(SearchRequest(query=question, explain=True))
+    assert any(_gained(with_stage).values()) and with_stage.hits[0].url == response.hits[0].url
 
 
 def test_turned_off_or_for_a_follow_up_the_stage_adds_nothing(sample_corpus, searcher):

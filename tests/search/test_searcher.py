@@ -233,7 +233,9 @@ CLOSEST_QUESTION = "How many minutes does the salinity probe stay in the referen
 
 def test_a_question_asked_again_asks_opensearch_for_its_lists_and_its_closest_pages_only(sample_corpus, searcher):
     """The word look-ups and the question's vectors are kept from the first time; the sentence and the multilingual
-    stage ask their k-NN queries in one ``_msearch``."""
+    stage ask their k-NN queries in one ``_msearch`` (the multilingual vector kept: the stage runs even where it
+    cannot move the first page)."""
+    searcher.multilingual_vectors.of([CLOSEST_QUESTION])
     first = searcher.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid", explain=True))
     assert {SENTENCE_PART, MULTILINGUAL_PART} <= {part for parts in first.contributions.values() for part in parts}
     with recording() as again:
@@ -262,6 +264,7 @@ def test_fewer_multilingual_pages_than_sentence_pages_are_chosen_after_the_sente
     narrower = Searcher(dataclasses.replace(searcher.settings, search=cfg), searcher.client, searcher.embedder,
                         searcher.lemmatizer, searcher.lexicon, multilingual_embedder=searcher.multilingual_embedder)
     narrower.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid"))  # the look-ups kept
+    narrower.multilingual_vectors.of([CLOSEST_QUESTION])  # the stage runs even where it cannot move the first page
     with recording() as again:
         response = narrower.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid", explain=True))
     assert again.stages["closest"].round_trips == 2
