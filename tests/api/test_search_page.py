@@ -86,6 +86,18 @@ def test_the_answer_card_shows_the_unit_that_answers_above_the_results(page, ser
     assert row[row.index("Model") + 1] == "TideSense S3 Polar" and row[row.index("Status") + 1] == "FAIL"
 
 
+def test_two_rows_that_answer_alike_show_together_in_the_card(page, served, sample_corpus):
+    """"TideSense S3 battery": the S3 Polar's row and the S3's answer about as well; the card shows both rows, each
+    as its headers and values."""
+    opened(page, f"{served}/?{urlencode({'q': 'TideSense S3 battery'})}")
+    page.screenshot("search-answer-two-rows.png")
+    rows = page.evaluate("[...document.querySelectorAll('#answer dl.answer-row')].map(dl => "
+                         "[...dl.querySelectorAll('dt, dd')].map(e => e.textContent))")
+    assert len(rows) == 2
+    batteries = {row[row.index("Model") + 1]: row[row.index("Battery") + 1] for row in rows}
+    assert batteries == {"TideSense S3 Polar": "Li-SOCl₂ 26 Ah", "TideSense S3": "LiFePO4 18 Ah"}
+
+
 def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_corpus):
     shown = opened(page, f"{served}/?q=TideSense&space=HR&date_from=2025-01-01")
     assert shown["hits"] and all(h["facts"].startswith("HR · ") for h in shown["hits"]), shown["hits"]

@@ -201,6 +201,17 @@ def test_the_answer_card_comes_first_in_the_list_with_its_source(page, widget_ap
     assert shown["options"][0]["href"] == shown["options"][1]["href"]
 
 
+def test_two_rows_answering_together_show_one_a_line_in_the_widget_card(page, widget_api, intranet):
+    _, allowed, _ = intranet
+    page.open(allowed + "/")
+    searched_on(page, "TideSense S3 battery")
+    page.screenshot("widget-answer-two-rows.png")
+    text = page.evaluate("document.querySelector('.evident-widget .evident-answer-text').innerText")
+    assert [line for line in text.splitlines() if line.strip()] == [
+        "Model: TideSense S3 Polar · Firmware: 3.2.1 · Battery: Li-SOCl₂ 26 Ah · Status: FAIL",
+        "Model: TideSense S3 · Firmware: 3.2.1 · Battery: LiFePO4 18 Ah · Status: PASS"]
+
+
 def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(page, widget_api, intranet, bad_link):
     _, allowed, _ = intranet
     page.open(allowed + "/")
