@@ -14,6 +14,7 @@ import pytest
 
 from core.settings import load_settings
 from evident.stack import launcher
+from evident.stack.opensearch import TRANSPORT_PORT_OFFSET
 from evident.stack.supervisor import Supervisor
 
 OPENSEARCH_REQUEST_TIMEOUT = 60  # seconds: a wait_for_status request on a node that is still allocating
@@ -36,6 +37,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def port_free(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+# The ports a two-node stack takes beside the first node's HTTP port: the second node's HTTP port and both transport
+# ports (``evident.stack.opensearch``: node i answers on the port plus i, its transport TRANSPORT_PORT_OFFSET above).
+CLUSTER_OFFSETS = (1, TRANSPORT_PORT_OFFSET, TRANSPORT_PORT_OFFSET + 1)
+
+
+def free_cluster_port(taken: set[int]) -> int:
+    """A free port whose cluster neighbours (``CLUSTER_OFFSETS``) are free too and none of ``taken``: two ports
+    picked one after the other can be neighbours, and a second node on the other's port never starts."""
+    while True:
+        port = free_port()
+        others = {port + offset for offset in CLUSTER_OFFSETS}
+        if port not in taken and not others & taken and all(map(port_free, others)):
+            return port
+
+
 @pytest.fixture
 def state():
     """A state dir of its own; the service user must be able to enter it when we run as root."""
@@ -50,8 +75,8 @@ def own(state):
     """Settings for a stack of the test's own: its state dir, free ports; whatever it started is downed."""
     settings = load_settings(environ={})
     s = settings.services
-    s.state_dir, s.opensearch_port, s.redis_port, s.api_port = str(state), free_port(), free_port(), free_port()
-    s.flower_port = free_port()
+    s.state_dir, s.redis_port, s.api_port, s.flower_port = str(state), free_port(), free_port(), free_port()
+    s.opensearch_port = free_cluster_port({s.redis_port, s.api_port, s.flower_port})
     s.opensearch_heap = "512m"  # a test node needs little; spares the shared machine
     settings.redis.url = f"redis://127.0.0.1:{s.redis_port}/0"
     settings.opensearch.url = f"http://127.0.0.1:{s.opensearch_port}"
