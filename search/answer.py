@@ -17,8 +17,9 @@ two units that answer about as well leave the card unsure, unless they answer to
 of the page's tables, two items of one list) and lead the third by that margin; the card then shows both.
 
 A table row shows as its header and values ("Machine: Orbis EdgeBox E3 · BIOS: E3.24"), a definition as its term
-and meaning, a sentence, list item or page fact as written; a pair of rows or items, each on a line of ``context``. A sentence or list item also comes with its
-``context``: the sentences or items around it in its evidence, up to ``CARD_CONTEXT_CHARS``. An answer is often
+and meaning, a sentence, list item or page fact as written; a pair of rows or items, each on a line of ``context``.
+A sentence or list item also comes with its ``context``: the sentences or items around it in its evidence, up to
+``CARD_CONTEXT_CHARS``. An answer is often
 the sentence that names the value together with the one before it (what it is about) or after it (the
 condition, the next step); the card shows the unit in bold within them, as a featured snippet does.
 

@@ -8,8 +8,8 @@ after them when they are as many or more; fewer are chosen after the gains, a se
 (``search.sentences.unit_query``) for the evidence of the pages likeliest to come first rides along, so a card
 rarely costs a round trip of its own.
 
-May import ``core`` (settings), ``search.fusion``, ``search.grouping``, ``search.multilingual``, ``search.query``,
-``search.retrievers`` and ``search.sentences``.
+May import ``core`` (settings), ``search.duplicates``, ``search.fusion``, ``search.grouping``,
+``search.multilingual``, ``search.query``, ``search.retrievers`` and ``search.sentences``.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from opensearchpy import OpenSearch
 
 from core.settings import Settings
 from search import fusion, multilingual
+from search.duplicates import copies
 from search.grouping import Group
 from search.query import Query
 from search.retrievers import msearch
@@ -74,3 +75,18 @@ def multilingual_search(settings: Settings, vector: list[float] | None, groups: 
 def best_urls(groups: list[Group], pages: int) -> list[str]:
     """The URLs of the best ``pages`` groups, best first."""
     return [found.items[0]["_source"]["url"] for found in sorted(groups, key=lambda found: -found.score)[:pages]]
+
+
+def rivals(ranked: list[Group], fold_bits: int | None) -> list[Group]:
+    """The pages after the first of ``ranked`` that these stages could lift over it (``multilingual.settled`` reads
+    their scores): not a page whose evidence read word for word as the first's (a copy under another address: the
+    stages add to both alike), nor, when near-duplicates are folded (within ``fold_bits``), one of its
+    near-duplicates (one result with it after the stages; which of them it shows goes by space, creation date and
+    title, their order only breaking a tie)."""
+    if not ranked:
+        return []
+    first = ranked[0]
+    said = [item["_source"].get("text", "") for item in first.items]
+    return [found for found in ranked[1:]
+            if [item["_source"].get("text", "") for item in found.items] != said
+            and not (fold_bits is not None and copies(first, found, fold_bits))]

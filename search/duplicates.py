@@ -69,17 +69,22 @@ def template_twins(first: dict, second: dict) -> bool:
     return names_a_twin(identifiers(first.get("title", ""), "", None), identifiers(second.get("title", ""), "", None))
 
 
+def near(value: int, leader: int, src: dict, leader_src: dict, max_bits: int) -> bool:
+    """Whether a page of signature ``value`` joins the fold led by a page of signature ``leader``: within
+    ``max_bits`` bits, and not a template filled in again."""
+    return (value ^ leader).bit_count() <= max_bits and not template_twins(leader_src, src)
+
+
 def copies(first: Group, other: Group, max_bits: int) -> bool:
-    """Whether ``other`` is a near-duplicate of ``first`` that a fold would join to it: signatures within
-    ``max_bits`` bits, no template twins, not a later page of the same document."""
+    """Whether ``other`` is a near-duplicate of ``first`` that a fold would join to it (``near``); never a later
+    page of the same document, nor a page without a readable signature."""
     a, b = _source(first), _source(other)
     if not a.get("page_simhash") or not b.get("page_simhash") or a.get("doc_id", "") == b.get("doc_id", ""):
         return False
     try:
-        apart = (signature_value(a["page_simhash"]) ^ signature_value(b["page_simhash"])).bit_count()
+        return near(signature_value(b["page_simhash"]), signature_value(a["page_simhash"]), b, a, max_bits)
     except ValueError:
         return False
-    return apart <= max_bits and not template_twins(a, b)
 
 
 def blocks(value: int, max_bits: int) -> list[tuple[int, int]]:
@@ -116,11 +121,10 @@ def collapse_near_duplicates(groups: list[Group], max_bits: int, newer_days: int
             folds.append([found])
             continue
         keys = blocks(value, max_bits)
-        near = sorted({fold for key in keys for fold in by_block.get(key, ())
-                       if (value ^ leaders[fold]).bit_count() <= max_bits
-                       and not template_twins(_source(folds[fold][0]), src)})
-        if near:
-            folds[near[0]].append(found)
+        joined = sorted({fold for key in keys for fold in by_block.get(key, ())
+                         if near(value, leaders[fold], src, _source(folds[fold][0]), max_bits)})
+        if joined:
+            folds[joined[0]].append(found)
             continue
         leaders[len(folds)] = value
         for key in keys:

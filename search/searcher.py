@@ -41,7 +41,7 @@ from search import fusion, multilingual, present
 from search.acronyms import AcronymExpander, expanded
 from search.analysis import FieldTokens
 from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
-from search.duplicates import collapse_near_duplicates, copies
+from search.duplicates import collapse_near_duplicates
 from search.flatten import flat_body, texts_to_analyze
 from search.grouping import Group, group
 from search.lexicon import Lexicon, load_lexicon
@@ -53,7 +53,7 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, cross_ling
 from search.rewrite import QueryRewriter, load_rewriter
 from search.answer import answer_card, card_evidence_ids
 from search.cache import KeptVectors
-from search.closest import match_closest
+from search.closest import match_closest, rivals
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
@@ -460,20 +460,6 @@ class Searcher:
             out.setdefault(found.items[0]["_source"]["url"],
                            fusion.page_parts(found.items, self.settings.search.page_support))
         return out
-
-
-def rivals(ranked: list[Group], fold_bits: int | None) -> list[Group]:
-    """The pages after the first of ``ranked`` that the closest stages could lift over it: neither a page whose
-    evidence read word for word as the first's (a copy under another address: the stages add to both alike), nor,
-    when near-duplicates are folded (within ``fold_bits``), one of its near-duplicates (one result with it after
-    the stages, whatever their order)."""
-    if not ranked:
-        return []
-    first = ranked[0]
-    said = [item["_source"].get("text", "") for item in first.items]
-    return [found for found in ranked[1:]
-            if [item["_source"].get("text", "") for item in found.items] != said
-            and not (fold_bits is not None and copies(first, found, fold_bits))]
 
 
 def list_names(plan: Plan, retrievers: list[Retriever]) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from core.index import MULTILINGUAL_FIELD
 from search.grouping import Group
 from search.multilingual import applies, multilingual_query, settled
-from search.searcher import rivals
+from search.closest import rivals
 
 
 def test_only_a_question_read_on_its_own_is_read_in_any_language():
