@@ -86,6 +86,7 @@ class Outcome:
     verdict: str = "none"  # the answer's verdict, confidence and signal (``search.verdict``)
     confidence: float = 0.0
     signal: float = 0.0
+    follow_up: bool = False  # read with terms carried from earlier turns: judged through the follow-up map
     card: dict | None = None  # the answer card, as the API sends it
 
 
@@ -186,6 +187,7 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
                                 resolved=response.resolved_query, scores={h.url: h.score for h in response.hits},
                                 contributions=response.contributions, verdict=response.verdict,
                                 confidence=response.confidence, signal=response.signal,
+                                follow_up=response.follow_up,
                                 card=vars(response.answer) if response.answer else None))
         history[conv].append(Turn(asked, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
@@ -232,7 +234,7 @@ def report(outcomes: list[Outcome]) -> dict:
             elif name in o.question:
                 groups[str(o.question[name])].append(o.rank)
         result[f"by_{name}"] = {key: figures(ranks).as_dict() for key, ranks in sorted(groups.items())}
-    result.update(verdict_figures(outcomes))
+    result.update(verdict_figures(outcomes, lambda o: split_of(o.question.get("conv_id", o.question.get("id", "")))))
     return result
 
 

@@ -8,11 +8,14 @@ shown a right card, and the share of shown cards that are wrong; a card is right
 ``answer`` without one). A page's metadata is a gold span as the Confluence API names it
 ("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values
 count. ``calibration_fit`` is the monotone map from signal to confidence that the run's first results give
-(``search.verdict.CALIBRATION``).
+(``search.verdict.CALIBRATION``), ``follow_up_calibration_fit`` the same for the follow-ups read with carried terms
+(``search.verdict.FOLLOW_UP_CALIBRATION``); ``calibration_points`` keeps each first result's signal, whether it was
+right, whether it was such a follow-up and its half, so ``scripts/calibration.py`` can fit one map over several runs.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from search.query import words
 from search.verdict import STRONG, VERDICTS, fold
@@ -43,8 +46,9 @@ def rate(part: int, whole: int) -> float:
     return round(part / whole, RATE_DECIMALS) if whole else 0.0
 
 
-def verdict_figures(outcomes: list) -> dict:
-    """The verdicts' and cards' figures over ``outcomes`` (``evident.evaluation.Outcome``)."""
+def verdict_figures(outcomes: list, half: Callable[[object], str] = lambda outcome: "") -> dict:
+    """The verdicts' and cards' figures over ``outcomes`` (``evident.evaluation.Outcome``; ``half``: an outcome's
+    half, ``tune`` or ``holdout``)."""
     n = len(outcomes)
     right = [o for o in outcomes if o.rank == 1]
     wrong = [o for o in outcomes if o.rank != 1]
@@ -59,7 +63,12 @@ def verdict_figures(outcomes: list) -> dict:
             "confidence_when_strong": rate(sum(o.confidence for o in strong), len(strong)),
             "cards": {"shown": rate(len(cards), n), "right": rate(sum(bool(ok) for _, ok in checked), n),
                       "wrong_of_shown": rate(sum(ok is False for _, ok in checked), len(checked))},
-            "calibration_fit": calibration_fit([(o.signal, o.rank == 1) for o in outcomes if o.urls])}
+            "calibration_fit": calibration_fit([(o.signal, o.rank == 1) for o in outcomes
+                                                if o.urls and not o.follow_up]),
+            "follow_up_calibration_fit": calibration_fit([(o.signal, o.rank == 1) for o in outcomes
+                                                          if o.urls and o.follow_up]),
+            "calibration_points": [[o.signal, int(o.rank == 1), int(o.follow_up), half(o)]
+                                   for o in outcomes if o.urls]}
 
 
 def calibration_fit(pairs: list[tuple[float, bool]]) -> list[list[float]]:

@@ -90,6 +90,17 @@ EVALUATIONS: tuple[Evaluation, ...] = (
                "questions.jsonl", "completed_question", "evalharbor", bench=True, out_of_corpus=True),
     Evaluation("ooc-harborlane-on-bench", "out of corpus: harborlane asked of the bench",
                f"{HARBOR}/harborlane-conversations.jsonl", "completed_question", "evalbench", out_of_corpus=True),
+    # The same and two more organisations' conversations asked raw, follow-ups read with their history: a
+    # conversation about what the index lacks, for the follow-ups' verdict (``scripts/calibration.py``).
+    Evaluation("ooc-questions-on-harbor-raw", "out of corpus: bench questions.jsonl asked of harborlane, raw",
+               "questions.jsonl", "question", "evalharbor", bench=True, out_of_corpus=True),
+    Evaluation("ooc-conversations-on-harbor-raw", "out of corpus: bench conversations.jsonl asked of harborlane, raw",
+               "conversations.jsonl", "question", "evalharbor", bench=True, out_of_corpus=True),
+    Evaluation("ooc-talvik-conversations-on-harbor-raw",
+               "out of corpus: evalsets/talvik-conversations.jsonl asked of harborlane, raw",
+               "evalsets/talvik-conversations.jsonl", "question", "evalharbor", out_of_corpus=True),
+    Evaluation("ooc-harborlane-on-bench-raw", "out of corpus: harborlane asked of the bench, raw",
+               f"{HARBOR}/harborlane-conversations.jsonl", "question", "evalbench", out_of_corpus=True),
 )
 
 

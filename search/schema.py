@@ -80,6 +80,9 @@ class Answer:
     confidence: float  # the first result's confidence
 
 
+EVAL_ONLY = ("contributions", "signal", "follow_up")  # fields for ``evident eval``, never sent to a client
+
+
 @dataclass
 class SearchResponse:
     query: str
@@ -103,11 +106,13 @@ class SearchResponse:
     contributions: dict[str, dict[str, float]] = field(default_factory=dict)
     # The first result's verdict signal before calibration (``search.verdict``), for ``evident eval``'s fit.
     signal: float = 0.0
+    # Whether terms carried from earlier turns were read with the question: the verdict's follow-up map judged it.
+    follow_up: bool = False
 
     def as_json(self) -> dict:
-        """The answer as JSON-ready data, without ``contributions`` and ``signal`` (``eval``'s, never sent): the
-        hits' fields as they are, where ``dataclasses.asdict`` deep-copied every snippet and list (1 ms a search)."""
-        answer = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("contributions", "signal")}
+        """The answer as JSON-ready data, without the fields of ``EVAL_ONLY``: the hits' fields as they are, where
+        ``dataclasses.asdict`` deep-copied every snippet and list (1 ms a search)."""
+        answer = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in EVAL_ONLY}
         answer["hits"] = [vars(hit) for hit in self.hits]
         answer["answer"] = vars(self.answer) if self.answer else None
         return answer

@@ -205,7 +205,8 @@ class Searcher:
         for hit, judgement in zip(hits, judgements):
             hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
         return SearchResponse(query=request.query, hits=hits, verdict=first.verdict, confidence=first.confidence,
-                              signal=first.signal, answer=self.answer(query, ranked[:1], first, vectors, card_units),
+                              signal=first.signal, follow_up=bool(query.resolved.carried),
+                              answer=self.answer(query, ranked[:1], first, vectors, card_units),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),

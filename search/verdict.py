@@ -8,16 +8,20 @@ Two signals, both about the question's own content and never about word lists:
   (``text.detect.word_log_prob``), so "Quaymaster" counts for more than "release". A term counts as held when
   the evidence writes it, a word it inflects to, a compound it is part of, or one of its translations. A question
   asked of the wrong corpus leaves its names and topic words unheld; one the corpus answers has them on the page.
-  A term of the question's own that no judged page holds and the corpus writes nowhere (``weigh_unknown``: one
-  cached lookup of those few words) weighs ``UNKNOWN_TERM_FACTOR`` times more: a name no page has says the
-  question is another organisation's, where a generic word a page lacks says only that it is worded otherwise.
+  A term, the question's own or carried from the conversation, that no judged page holds and the corpus writes
+  nowhere (``weigh_unknown``: one cached lookup of those few words) weighs ``UNKNOWN_TERM_FACTOR`` times more: a
+  name no page has says the question (or the conversation it follows) is another organisation's, where a generic
+  word a page lacks says only that it is worded otherwise.
   Each page's words are read once per search (``TextWords``), so a term is looked up in sets, not word by word.
 - ``agreement``: the share of the ranked lists (BM25 and each k-NN list) that rank the page among their first
   ``AGREE_DEPTH`` pages: lists that agree on a page have found it by different roads.
 
 Their mix is the ``signal``; ``confidence`` is the signal through a monotone map (``CALIBRATION``: binned and
 isotonic, fitted on the tune halves of the evaluation sets by ``evident eval --split tune``, its
-``calibration_fit``), the rate at which a first result of that signal was the right page. The verdict cuts the
+``calibration_fit``), the rate at which a first result of that signal was the right page. A follow-up read with its
+conversation has a map of its own (``FOLLOW_UP_CALIBRATION``): its few own words and the many carried ones leave
+its coverage lower than a question's that stands alone, at the same chance of being right, so one map would call
+right follow-ups weak (``scripts/calibration.py`` fits it). The verdict cuts the
 confidence: ``strong`` from ``STRONG_CONFIDENCE``, ``none`` below ``NONE_CONFIDENCE``, so the map is the one fitted
 thing and the cuts say what they mean. The answer's verdict is its first result's; a search without results is
 ``none``, which the search log counts as a zero-hit query.
@@ -67,6 +71,12 @@ AGREEMENT_SHARE = 0.25
 CALIBRATION: tuple[tuple[float, float], ...] = (
     (0.0, 0.0), (0.1301, 0.0044), (0.3096, 0.0328), (0.3459, 0.05), (0.4295, 0.2375), (0.5236, 0.375),
     (0.5916, 0.5), (0.6217, 0.6), (0.6548, 0.7), (0.6832, 0.7875), (0.8592, 0.8095), (0.9077, 0.8889))
+# The map for a follow-up read with terms carried from its conversation, fitted by ``scripts/calibration.py`` on the
+# tune halves of the raw follow-ups: every raw evaluation's, in-corpus and out-of-corpus (a conversation asked of
+# the other organisation's index).
+FOLLOW_UP_CALIBRATION: tuple[tuple[float, float], ...] = (
+    (0.0, 0.0), (0.1462, 0.0333), (0.2442, 0.05), (0.2785, 0.15), (0.3125, 0.175), (0.3784, 0.4286), (0.4104, 0.55),
+    (0.4703, 0.7667), (0.6199, 0.85), (0.6685, 0.925), (0.875, 0.9333))
 # Strong: the first result is more likely right than wrong.
 STRONG_CONFIDENCE = 0.5
 # None: the first result is right about one time in seven or less, as out-of-corpus questions' first results are.
@@ -166,16 +176,16 @@ def coverage_of(terms: list[tuple[float, set[str]]], text_words: TextWords) -> f
     return sum(weight for weight, spellings in terms if any(holds(s, text_words) for s in spellings)) / total
 
 
-def weigh_unknown(terms: list[tuple[float, set[str]]], own: list[str], judged: list[TextWords],
+def weigh_unknown(terms: list[tuple[float, set[str]]], named: list[str], judged: list[TextWords],
                   corpus_holds: Callable[[list[str]], set[str]]) -> list[tuple[float, set[str]]]:
-    """``terms`` (``question_terms``, the question's ``own`` terms first) with each own term that no judged page
-    holds and the corpus holds nowhere (``corpus_holds``: which of the terms any evidence writes) at
-    ``UNKNOWN_TERM_FACTOR`` its weight; only the terms no page holds are asked about."""
-    unheld = [term for term, (_, spellings) in zip(own, terms)
+    """``terms`` (``question_terms``; ``named``: each one's term as written, in their order) with each term that
+    no judged page holds and the corpus holds nowhere (``corpus_holds``: which of the terms any evidence writes)
+    at ``UNKNOWN_TERM_FACTOR`` its weight; only the terms no page holds are asked about."""
+    unheld = [term for term, (_, spellings) in zip(named, terms)
               if not any(holds(s, text_words) for text_words in judged for s in spellings)]
     unknown = set(unheld) - corpus_holds(unheld) if unheld else set()
-    return [(weight * UNKNOWN_TERM_FACTOR if i < len(own) and own[i] in unknown else weight, spellings)
-            for i, (weight, spellings) in enumerate(terms)]
+    return [(weight * UNKNOWN_TERM_FACTOR if term in unknown else weight, spellings)
+            for term, (weight, spellings) in zip(named, terms)]
 
 
 def group_text(found: Group) -> str:
@@ -220,12 +230,12 @@ def verdict_of(confidence: float) -> str:
 
 
 def judge(found: Group, text_words: TextWords, terms: list[tuple[float, set[str]]],
-          top_pages: list[list[str]]) -> Judgement:
+          top_pages: list[list[str]], calibration: tuple[tuple[float, float], ...] = CALIBRATION) -> Judgement:
     """One result's verdict and confidence from its coverage of the question and the lists' agreement on it."""
     held = coverage_of(terms, text_words)
     agreed = agreement(found.items[0]["_source"]["url"], top_pages)
     signal = (1 - AGREEMENT_SHARE) * held + AGREEMENT_SHARE * agreed
-    confidence = calibrated(signal)
+    confidence = calibrated(signal, calibration)
     return Judgement(verdict_of(confidence), round(confidence, CONFIDENCE_DECIMALS), round(signal, 4),
                      round(held, 4), round(agreed, 4))
 
@@ -233,14 +243,17 @@ def judge(found: Group, text_words: TextWords, terms: list[tuple[float, set[str]
 def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]],
               corpus_holds: Callable[[list[str]], set[str]] | None = None) -> list[Judgement]:
     """A judgement per group, in their order; a group given twice (the first result, also the first shown on
-    page 1) is judged once. With ``corpus_holds`` (which of some terms any evidence writes), the question's own
-    terms that no page writes weigh ``UNKNOWN_TERM_FACTOR`` times their rarity (``weigh_unknown``)."""
+    page 1) is judged once. With ``corpus_holds`` (which of some terms any evidence writes), the terms that no
+    page writes weigh ``UNKNOWN_TERM_FACTOR`` times their rarity (``weigh_unknown``). A follow-up read with carried
+    terms is judged through ``FOLLOW_UP_CALIBRATION``."""
     text_words = {key: text_words_of(group_text(found)) for key, found in {id(g): g for g in groups}.items()}
     terms, top_pages = question_terms(query), list_pages(ranked_lists)
     if corpus_holds is not None:
-        terms = weigh_unknown(terms, list(dict.fromkeys(query.lemmas)), list(text_words.values()), corpus_holds)
+        terms = weigh_unknown(terms, [*dict.fromkeys(query.lemmas), *query.resolved.carried],
+                              list(text_words.values()), corpus_holds)
+    calibration = FOLLOW_UP_CALIBRATION if query.resolved.carried else CALIBRATION
     judged: dict[int, Judgement] = {}
     for found in groups:
         if id(found) not in judged:
-            judged[id(found)] = judge(found, text_words[id(found)], terms, top_pages)
+            judged[id(found)] = judge(found, text_words[id(found)], terms, top_pages, calibration)
     return [judged[id(found)] for found in groups]

@@ -1,7 +1,8 @@
 """The verdict and card figures of ``evident eval``: a right card, the calibration fit."""
 from __future__ import annotations
 
-from evident.verdict_figures import CALIBRATION_BIN, calibration_fit, card_right
+from evident.evaluation import Outcome
+from evident.verdict_figures import CALIBRATION_BIN, calibration_fit, card_right, verdict_figures
 
 
 def test_a_card_is_right_when_it_holds_the_gold_span():
@@ -36,3 +37,12 @@ def test_the_calibration_fit_is_monotone():
 def test_results_of_one_signal_share_one_bin():
     pairs = [(0.5, False)] * CALIBRATION_BIN + [(1.0, i % 2 == 0) for i in range(CALIBRATION_BIN + 5)]
     assert calibration_fit(pairs) == [[0.5, 0.0], [1.0, 0.52]]  # not a bin of 1.0s split off at rate 1.0
+
+
+def test_follow_ups_get_a_fit_of_their_own_and_every_first_result_keeps_its_point():
+    alone = [Outcome({"id": f"a{i}"}, 1, ["u"], signal=0.9) for i in range(CALIBRATION_BIN)]
+    following = [Outcome({"id": f"f{i}"}, None, ["u"], signal=0.4, follow_up=True) for i in range(CALIBRATION_BIN)]
+    result = verdict_figures(alone + following, lambda o: "tune" if o.question["id"] < "b" else "holdout")
+    assert result["calibration_fit"] == [[0.9, 1.0]] and result["follow_up_calibration_fit"] == [[0.4, 0.0]]
+    assert result["calibration_points"][0] == [0.9, 1, 0, "tune"]
+    assert result["calibration_points"][-1] == [0.4, 0, 1, "holdout"]

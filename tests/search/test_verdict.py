@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from search.grouping import Group
 from search.query import Query, ResolvedQuery
-from search.verdict import (CALIBRATION, NONE, STRONG, TextWords, agreement, calibrated, coverage, holds, judge_all,
-                            question_terms)
+from search.verdict import (CALIBRATION, FOLLOW_UP_CALIBRATION, NONE, STRONG, TextWords, agreement, calibrated,
+                            coverage, holds, judge_all, question_terms)
 
 
 def query(text: str, lemmas: list[str], lang: str = "en", translated: dict | None = None,
@@ -81,3 +81,22 @@ def test_a_name_the_corpus_writes_nowhere_lowers_the_confidence_more_than_one_it
     nowhere, = judge_all([found], asked, ranked, lambda terms: corpus_holds(terms, set()))
     assert nowhere.coverage < elsewhere.coverage and nowhere.confidence <= elsewhere.confidence
     assert asked_about == [["rotterdam"], ["rotterdam"]]  # only the words no judged page holds are looked up
+
+
+def test_a_follow_up_read_with_carried_terms_is_judged_through_the_follow_up_map():
+    found = page("https://w/bike", "Bike leasing", "You can lease two bikes at a time.")
+    ranked = [hits("https://w/bike"), hits("https://w/bike")]
+    alone, = judge_all([found], query("how many bikes?", ["bike"]), ranked)
+    following, = judge_all([found], query("how many bikes?", ["bike"], carried={"lease": 1.0}), ranked)
+    assert alone.signal == following.signal == 1.0  # the page holds every term either way
+    assert alone.confidence == round(calibrated(1.0, CALIBRATION), 3)
+    assert following.confidence == round(calibrated(1.0, FOLLOW_UP_CALIBRATION), 3)
+
+
+def test_a_carried_term_the_corpus_writes_nowhere_weighs_more_like_a_name_of_the_questions_own():
+    asked = query("and the deadline?", ["deadline"], carried={"quaymaster": 1.0, "release": 1.0})
+    found = page("https://w/release", "Release calendar", "The release deadline is Friday.")
+    ranked = [hits("https://w/release"), hits("https://w/release")]
+    known, = judge_all([found], asked, ranked, lambda terms: set(terms))
+    unknown, = judge_all([found], asked, ranked, lambda terms: set())
+    assert unknown.coverage < known.coverage < 1.0  # the other organisation's product the page lacks
