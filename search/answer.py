@@ -8,7 +8,8 @@ evidence (a passage, a list, a note, a PDF page, the page's facts) by its senten
 - ``closeness``: how close the unit comes to the question in the embedder, read from the sentence view the worker
   embedded (``search.sentences.unit_closeness``), against the closest unit of the page;
 - ``coverage``: how much of the question's content the unit holds, read with the page's title and the unit's
-  headings (``search.verdict.coverage``);
+  headings (``search.verdict.coverage``); a follow-up's terms carried from its conversation weigh little there
+  (``CARD_CARRIED_SHARE``);
 - what it adds: the content words of the unit that no term of the question holds (a date, a number, a name, a
   value). An answer tells what the question asks; a unit that restates the question adds nothing.
 
@@ -70,6 +71,11 @@ CARD_MIN_MARGIN = 0.15
 # The context around a sentence or list item: the neighbours nearest to it, after it first, up to about three lines
 # of the card; the unit alone when it is longer.
 CARD_CONTEXT_CHARS = 300
+# A follow-up's terms carried from earlier turns weigh this share of their rarity in a unit's coverage (the verdict
+# weighs them at half): the conversation's topic says which page, the question's own words say which sentence of it
+# answers. On the raw follow-ups of both bench files, a fifth of the verdict's share (0.1) about doubled the right
+# cards and kept the wrong ones near one in ten shown; none (0) let twice as many wrong ones through.
+CARD_CARRIED_SHARE = 0.1
 # Card kinds by evidence kind: a row and a definition hold their answer whole; the rest answer by a sentence.
 CARD_KINDS = {kinds.TABLE_ROW: "table_row", kinds.TERM: "definition", kinds.PASSAGE: "sentence",
               kinds.PANEL: "sentence", kinds.PDF_PAGE: "sentence", kinds.LIST: "list_item",

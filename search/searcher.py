@@ -51,7 +51,7 @@ from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, cross_lingual_retriever, dense_texts,
                                knn_retrievers, msearch, request_filters, run_each, run_hybrid, text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
-from search.answer import answer_card, card_evidence_ids
+from search.answer import CARD_CARRIED_SHARE, answer_card, card_evidence_ids
 from search.cache import KeptVectors
 from search.closest import match_closest, rivals
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
@@ -443,7 +443,7 @@ class Searcher:
                card_units: AskedUnits | None) -> Answer | None:
         """The answer card of a strong first result, its units read with the question's vector (``answer``): from
         ``card_units`` when ``match_closest`` asked for its evidence, else in a round trip of its own."""
-        return answer_card(first[0] if first else None, judgement, question_terms(query),
+        return answer_card(first[0] if first else None, judgement, question_terms(query, CARD_CARRIED_SHARE),
                            self.settings.ingest.files_base_url, vectors[0] if vectors else None,
                            lambda body: self.client.search(index=self.settings.opensearch.index_alias, body=body),
                            card_units)

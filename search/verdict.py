@@ -75,7 +75,7 @@ CALIBRATION: tuple[tuple[float, float], ...] = (
 # tune halves of the raw follow-ups: every raw evaluation's, in-corpus and out-of-corpus (a conversation asked of
 # the other organisation's index).
 FOLLOW_UP_CALIBRATION: tuple[tuple[float, float], ...] = (
-    (0.0, 0.0), (0.1462, 0.0333), (0.2442, 0.05), (0.2785, 0.15), (0.3125, 0.175), (0.3784, 0.4286), (0.4104, 0.55),
+    (0.0821, 0.0), (0.1493, 0.0333), (0.2429, 0.05), (0.2747, 0.1), (0.3072, 0.2), (0.3784, 0.4286), (0.4104, 0.55),
     (0.4703, 0.7667), (0.6199, 0.85), (0.6685, 0.925), (0.875, 0.9333))
 # Strong: the first result is more likely right than wrong.
 STRONG_CONFIDENCE = 0.5
@@ -105,9 +105,9 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
-def question_terms(query: Query) -> list[tuple[float, set[str]]]:
+def question_terms(query: Query, carried_share: float = CARRIED_TERM_SHARE) -> list[tuple[float, set[str]]]:
     """The question's content terms as (weight, the spellings that count as holding it): the term and its
-    translations; the terms carried from earlier turns at ``CARRIED_TERM_SHARE`` of their weight."""
+    translations; the terms carried from earlier turns at ``carried_share`` of their weight."""
     translated: dict[str, set[str]] = {}
     for by_term in query.translated.values():
         for term, found in by_term.items():
@@ -116,7 +116,7 @@ def question_terms(query: Query) -> list[tuple[float, set[str]]]:
     for term in dict.fromkeys(query.lemmas):
         out.append((rarity(term, query.lang), {fold(term), *translated.get(term, set())}))
     for term in query.resolved.carried:
-        out.append((CARRIED_TERM_SHARE * rarity(term, query.lang), {fold(term)}))
+        out.append((carried_share * rarity(term, query.lang), {fold(term)}))
     return out
 
 

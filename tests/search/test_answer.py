@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from opensearchpy import exceptions
 
-from search.answer import answer_card, closeness_of, row_text
+from search.answer import CARD_CARRIED_SHARE, answer_card, closeness_of, row_text
 from search.grouping import Group
 from search.sentences import AskedUnits
 from search.verdict import NONE, STRONG, Judgement, question_terms
@@ -159,3 +159,14 @@ def test_two_rows_answering_alike_show_together_and_a_third_leaves_the_card_unsu
     third = evidence("table_row", "Row 3 in Table 1: Machine is Orbis EdgeBox E7, and BIOS is E7.02.", lang="en",
                      id="row-3")
     assert answer_card(Group([*rows, third], 1.0), STRONG_PAGE, question_terms(asked)) is None
+
+
+def test_a_follow_ups_card_answers_its_own_words_the_conversation_only_says_which_page():
+    asked = query("and in Berlin?", ["berlin"], carried={"hotel": 1.0, "night": 1.0, "price": 1.0})
+    found = Group([evidence("list", "- The hotel price per night includes breakfast.\n- Berlin: up to 145 EUR a "
+                                    "night.\n- Book through the travel desk.", title="Travel policy",
+                            heading_path=["Hotels"], lang="en")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked, CARD_CARRIED_SHARE))
+    assert card is not None and card.text == "Berlin: up to 145 EUR a night."
+    # read with the carried terms at the verdict's weight, the unit holding the topic leaves the card unsure
+    assert answer_card(found, STRONG_PAGE, question_terms(asked)) is None
