@@ -26,6 +26,10 @@ MULTILINGUAL_FIELD = "vec_multilingual"
 BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent again; doubles each retry
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
+# How long ``merge_deleted_away`` waits, in steps, for the shard's retention lease to let a merge drop what a
+# re-ingest deleted: OpenSearch renews the lease every 30 s, so a minute covers two renewals.
+DELETED_WAIT_STEP = 5
+DELETED_WAIT_STEPS = 12
 POLL_SECONDS = 1  # between health checks while OpenSearch starts
 SEARCHLOG_TEMPLATE = "evident-searchlog"  # matches every evident-searchlog* index, whatever its name setting
 # A reindex from an index made before ``term`` was its own field copies an index-term anchor's term up from meta.
@@ -289,6 +293,23 @@ def merge_segments(client: OpenSearch, index: str) -> None:
     evidence the BM25 query took 29 ms (p50) on the 25 segments a copy leaves and 20 ms on one."""
     client.indices.forcemerge(index=index, max_num_segments=1, request_timeout=REINDEX_TIMEOUT)
     client.indices.refresh(index=index)  # searches read the merged segment from now, not at the next refresh
+
+
+def merge_deleted_away(client: OpenSearch, alias: str, step: float = DELETED_WAIT_STEP,
+                       steps: int = DELETED_WAIT_STEPS) -> int:
+    """Merge the alias's index into one segment until it holds no deleted evidence, for figures that two runs
+    agree on (``scripts/eval-bench.sh`` after its re-ingest; the stack's beat does the same in the background,
+    ``expunge_deleted``): BM25 counts a deleted evidence until a merge drops it, and a merge keeps the deletes
+    that the shard's retention lease still holds, which it does for the newest operations until its next renewal.
+    Returns the deleted documents left (0 unless the lease outlasted the wait)."""
+    deleted = 0
+    for attempt in range(steps + 1):
+        merge_segments(client, alias)
+        deleted = client.indices.stats(index=alias, metric="docs")["_all"]["primaries"]["docs"].get("deleted", 0)
+        if not deleted or attempt == steps:
+            break
+        time.sleep(step)
+    return deleted
 
 
 def acl_level_fields(acl: list[str], inherited: list[list[str]]) -> dict[str, list[str]]:

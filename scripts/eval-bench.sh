@@ -35,6 +35,11 @@ except redis.RedisError as exc: sys.exit(f'eval-bench: Redis does not answer ({e
     .venv/bin/evident ingest --force "$@"
     kill "$worker"; wait "$worker" 2>/dev/null || true
     worker=""
+    # The re-ingest's old evidence merged away before any question, as the stack's beat does in the background
+    # (workers.maintenance): BM25's statistics then count the live evidence only, and two runs agree.
+    .venv/bin/python -c "from core.settings import load_settings; from core.index import connect, merge_deleted_away
+settings = load_settings(); left = merge_deleted_away(connect(settings), settings.opensearch.index_alias)
+print(f'eval-bench: {left} deleted documents left after the merge' if left else 'eval-bench: merged, none deleted')"
 }
 
 table() {  # name, title, eval arguments...: the table on the terminal, the --json in $FIGURES/NAME.json

@@ -75,8 +75,8 @@ CALIBRATION: tuple[tuple[float, float], ...] = (
 # tune halves of the raw follow-ups: every raw evaluation's, in-corpus and out-of-corpus (a conversation asked of
 # the other organisation's index).
 FOLLOW_UP_CALIBRATION: tuple[tuple[float, float], ...] = (
-    (0.0821, 0.0), (0.1493, 0.0333), (0.2429, 0.05), (0.2747, 0.1), (0.3072, 0.2), (0.3784, 0.4286), (0.4104, 0.55),
-    (0.4703, 0.7667), (0.6199, 0.85), (0.6685, 0.925), (0.875, 0.9333))
+    (0.0, 0.0), (0.1462, 0.0333), (0.2442, 0.05), (0.2825, 0.1833), (0.3784, 0.4286), (0.4104, 0.55), (0.4718, 0.7667),
+    (0.6199, 0.85), (0.6685, 0.9), (0.8746, 0.9333))
 # Strong: the first result is more likely right than wrong.
 STRONG_CONFIDENCE = 0.5
 # None: the first result is right about one time in seven or less, as out-of-corpus questions' first results are.

@@ -217,3 +217,34 @@ def test_expunging_deleted_evidence_gives_back_the_scores_of_a_fresh_index(store
         stores.indices.delete_index_template(name=alias)
     # before ``evident init`` there is nothing to keep up, and beat's task must not fail every 10 minutes
     assert expunge_deleted(stores, alias) == {"deleted": 0, "live": 0, "merging": False}
+
+
+def scores_of(stores, alias: str, text: str) -> dict[str, float]:
+    hits = stores.search(index=alias, body={"size": 100, "query": {"match": {"text": text}}})["hits"]["hits"]
+    return {hit["_id"]: hit["_score"] for hit in hits}
+
+
+def test_a_re_ingested_index_is_merged_until_no_deleted_evidence_is_left(stores, settings):
+    """What ``scripts/eval-bench.sh`` does after its re-ingest: right after the writes, the shard's retention lease
+    still holds the newest deletes and a merge keeps them; ``merge_deleted_away`` merges again until none is left,
+    so BM25 scores as on an index written once."""
+    from opensearchpy import helpers
+
+    from core.index import init_index, merge_deleted_away
+
+    alias = "merged-test-evidence"  # not under the session alias: index templates may not overlap
+    own = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch, index_alias=alias))
+    init_index(stores, own)
+    evidence = [{"_index": alias, "_id": f"m{n}:1", "id": f"m{n}:1", "doc_id": f"m{n}", "kind": "passage",
+                 "url": f"https://example.org/m{n}", "text": f"badge access rules for team {n}"} for n in range(20)]
+    try:
+        helpers.bulk(stores, evidence, refresh=True)
+        fresh = scores_of(stores, alias, "badge team")
+        for _ in range(2):  # written again twice, as a re-ingest does: every old copy deleted
+            helpers.bulk(stores, evidence, refresh=True)
+        assert scores_of(stores, alias, "badge team") != fresh  # the deleted copies count in BM25
+        assert merge_deleted_away(stores, alias, step=1, steps=90) == 0
+        assert scores_of(stores, alias, "badge team") == pytest.approx(fresh, rel=1e-6)
+    finally:
+        stores.indices.delete(index=f"{alias}-*")
+        stores.indices.delete_index_template(name=alias)
