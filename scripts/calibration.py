@@ -26,29 +26,34 @@ TUNE = "tune"
 
 
 def follow_up_points(figures: Path) -> tuple[list[tuple[float, bool]], list[str]]:
-    """The (signal, right) of every follow-up of a tune half in the saved evaluations, and the names missing."""
-    points, missing = [], []
+    """The (signal, right) of every follow-up of a tune half in the saved evaluations, and what was left out: each
+    evaluation whose file is missing, or is not the ``--json`` of ``evident eval``, with the reason."""
+    points, left_out = [], []
     for evaluation in EVALUATIONS:
         if evaluation.baseline:
             continue
         path = figures / f"{evaluation.name}.json"
         if not path.is_file():
-            missing.append(evaluation.name)
+            left_out.append(f"{path}: missing")
             continue
-        for signal, right, follow_up, half in json.loads(path.read_text(encoding="utf-8")).get(
-                "calibration_points", []):
-            if follow_up and half == TUNE:
-                points.append((signal, bool(right)))
-    return points, missing
+        try:
+            found = [(float(signal), bool(right)) for signal, right, follow_up, half
+                     in json.loads(path.read_text(encoding="utf-8")).get("calibration_points", [])
+                     if follow_up and half == TUNE]
+        except (ValueError, TypeError, AttributeError) as exc:  # not JSON, or points of another shape
+            left_out.append(f"{path}: not the --json of evident eval ({exc})")
+            continue
+        points += found
+    return points, left_out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--figures", type=Path, default=ROOT / "build" / "figures")
     args = parser.parse_args(argv)
-    points, missing = follow_up_points(args.figures)
-    for name in missing:
-        print(f"calibration: {args.figures / name}.json is missing; fitted without it", file=sys.stderr)
+    points, left_out = follow_up_points(args.figures)
+    for why in left_out:
+        print(f"calibration: {why}; fitted without it", file=sys.stderr)
     if not points:
         print(f"calibration: no follow-up of a tune half in {args.figures}", file=sys.stderr)
         return 1

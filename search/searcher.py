@@ -57,7 +57,7 @@ from search.closest import match_closest, rivals
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
-from search.verdict import NO_RESULT, Judgement, judge_all, question_terms
+from search.verdict import NO_RESULT, Judgement, follows_conversation, judge_all, question_terms
 from search.vocabulary import CorpusWords
 from text.detect import detect_language
 from text.lemmas import Lemmatizer
@@ -205,7 +205,7 @@ class Searcher:
         for hit, judgement in zip(hits, judgements):
             hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
         return SearchResponse(query=request.query, hits=hits, verdict=first.verdict, confidence=first.confidence,
-                              signal=first.signal, follow_up=bool(query.resolved.carried),
+                              signal=first.signal, follow_up=follows_conversation(query),
                               answer=self.answer(query, ranked[:1], first, vectors, card_units),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,

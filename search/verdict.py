@@ -105,19 +105,29 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+def term_names(query: Query) -> list[str]:
+    """The question's content terms as written, in the order ``question_terms`` weighs them: its own, then those
+    carried from earlier turns."""
+    return [*dict.fromkeys(query.lemmas), *query.resolved.carried]
+
+
+def follows_conversation(query: Query) -> bool:
+    """Whether the question is read with terms carried from its conversation: judged through
+    ``FOLLOW_UP_CALIBRATION``."""
+    return bool(query.resolved.carried)
+
+
 def question_terms(query: Query, carried_share: float = CARRIED_TERM_SHARE) -> list[tuple[float, set[str]]]:
-    """The question's content terms as (weight, the spellings that count as holding it): the term and its
-    translations; the terms carried from earlier turns at ``carried_share`` of their weight."""
+    """The question's content terms (``term_names``) as (weight, the spellings that count as holding it): the
+    term and its translations; the terms carried from earlier turns at ``carried_share`` of their weight."""
     translated: dict[str, set[str]] = {}
     for by_term in query.translated.values():
         for term, found in by_term.items():
             translated.setdefault(term, set()).update(fold(w) for w in found)
-    out = []
-    for term in dict.fromkeys(query.lemmas):
-        out.append((rarity(term, query.lang), {fold(term), *translated.get(term, set())}))
-    for term in query.resolved.carried:
-        out.append((carried_share * rarity(term, query.lang), {fold(term)}))
-    return out
+    own = len(dict.fromkeys(query.lemmas))
+    return [(rarity(term, query.lang), {fold(term), *translated.get(term, set())}) if at < own
+            else (carried_share * rarity(term, query.lang), {fold(term)})
+            for at, term in enumerate(term_names(query))]
 
 
 def rarity(term: str, lang: str) -> float:
@@ -249,9 +259,8 @@ def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]],
     text_words = {key: text_words_of(group_text(found)) for key, found in {id(g): g for g in groups}.items()}
     terms, top_pages = question_terms(query), list_pages(ranked_lists)
     if corpus_holds is not None:
-        terms = weigh_unknown(terms, [*dict.fromkeys(query.lemmas), *query.resolved.carried],
-                              list(text_words.values()), corpus_holds)
-    calibration = FOLLOW_UP_CALIBRATION if query.resolved.carried else CALIBRATION
+        terms = weigh_unknown(terms, term_names(query), list(text_words.values()), corpus_holds)
+    calibration = FOLLOW_UP_CALIBRATION if follows_conversation(query) else CALIBRATION
     judged: dict[int, Judgement] = {}
     for found in groups:
         if id(found) not in judged:

@@ -17,13 +17,20 @@ def test_the_follow_ups_of_the_tune_halves_of_every_saved_evaluation_are_pooled(
     (tmp_path / "conversations-raw.json").write_text(json.dumps({"calibration_points": points}), encoding="utf-8")
     (tmp_path / "ooc-harborlane-on-bench-raw.json").write_text(
         json.dumps({"calibration_points": [[0.35, 0, 1, "tune"]]}), encoding="utf-8")
-    pooled, missing = calibration.follow_up_points(tmp_path)
+    (tmp_path / "harborlane-raw.json").write_text("{not json", encoding="utf-8")
+    (tmp_path / "talvik-conversations-raw.json").write_text(json.dumps({"calibration_points": [[0.5, 1]]}),
+                                                              encoding="utf-8")
+    pooled, left_out = calibration.follow_up_points(tmp_path)
     assert sorted(pooled) == [(0.3, False), (0.35, False), (0.8, True)]  # no standalone, no untouched half
-    assert "questions-raw" in missing and "conversations-raw" not in missing
-    assert calibration.main(["--figures", str(tmp_path)]) == 0
+    assert f"{tmp_path / 'questions-raw.json'}: missing" in left_out
+    assert not any("conversations-raw.json" in why and "talvik" not in why for why in left_out)
+    assert any(why.startswith(f"{tmp_path / 'harborlane-raw.json'}: not the --json") for why in left_out)
+    assert any(why.startswith(f"{tmp_path / 'talvik-conversations-raw.json'}: not the --json") for why in left_out)
+    assert calibration.main(["--figures", str(tmp_path)]) == 0  # the readable files are still fitted
     printed = capsys.readouterr()
     assert "FOLLOW_UP_CALIBRATION: tuple[tuple[float, float], ...] = ((0.3, " in printed.out
-    assert "questions-raw.json is missing" in printed.err
+    assert "questions-raw.json: missing; fitted without it" in printed.err
+    assert "harborlane-raw.json: not the --json of evident eval" in printed.err
 
 
 def test_no_saved_follow_up_is_an_error(tmp_path, capsys):
