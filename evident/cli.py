@@ -12,6 +12,7 @@ from typing import get_args
 
 from opensearchpy.exceptions import OpenSearchException
 
+from core.embedding import limit_native_threads
 from core.settings import PROJECT_ROOT, FusionMethod, PageGrouping, SearchMode, Settings, load_settings
 from evident import bench, dashboards_cli, jobs_cli, sources_cli
 
@@ -485,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(args.config)
     except (OSError, ValueError) as exc:
         return _fail(f"settings: {exc}")
+    limit_native_threads(settings.embedding.threads)  # before anything loads a model: its children inherit it
     try:
         return args.func(args, settings)
     except KeyboardInterrupt:
