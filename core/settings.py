@@ -93,9 +93,10 @@ class EmbeddingConfig:
     # Views embedded at ingest besides those search reads (search.views), e.g. to try "summary" in search
     # later without re-ingesting. Each embedded view costs as much embedder time as the context view.
     extra_views: tuple[Literal["context", "summary", "keywords"], ...] = ()
-    # torch's or ONNX Runtime's threads in each process that embeds; 0: their default (every core). Measured
-    # with torch on 2 busy cores: a query took 300 ms with 2 threads against 20 ms with 1 (each thread waits
-    # for the other whenever one is descheduled); use the cores with processes instead (API workers, pool).
+    # torch's, ONNX Runtime's and OpenMP's threads (the multilingual engine's) in each process that embeds; 0:
+    # their default (every core). Measured with torch on 2 busy cores: a query took 300 ms with 2 threads against
+    # 20 ms with 1 (each thread waits for the other whenever one is descheduled); use the cores with processes
+    # instead (API workers, pool).
     threads: int = 1
     # What runs the model at ingest: torch; onnx (ONNX Runtime on a copy exported once from the local model);
     # onnx-int8 (that copy with int8 weights, one text a run). Measured (README, "The embedder"): onnx gives

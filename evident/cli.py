@@ -493,7 +493,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except OpenSearchException as exc:  # unreachable or refusing: one line naming the node and the cause
         from core.urls import redact  # a URL's user:password never reaches the terminal or a log
-
         return _fail(redact(f"OpenSearch at {settings.opensearch.url}: {opensearch_reason(exc)}"))
 
 
