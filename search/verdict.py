@@ -22,7 +22,7 @@ isotonic, fitted on the tune halves of the evaluation sets by ``evident eval --s
 conversation has a map of its own (``FOLLOW_UP_CALIBRATION``): its few own words and the many carried ones leave
 its coverage lower than a question's that stands alone, at the same chance of being right, so one map would call
 right follow-ups weak (``scripts/calibration.py`` fits it). The verdict cuts the
-confidence: ``strong`` from ``STRONG_CONFIDENCE``, ``none`` below ``NONE_CONFIDENCE``, so the map is the one fitted
+confidence: ``strong`` above ``STRONG_CONFIDENCE``, ``none`` below ``NONE_CONFIDENCE``, so the map is the one fitted
 thing and the cuts say what they mean. The answer's verdict is its first result's; a search without results is
 ``none``, which the search log counts as a zero-hit query.
 
@@ -77,7 +77,8 @@ CALIBRATION: tuple[tuple[float, float], ...] = (
 FOLLOW_UP_CALIBRATION: tuple[tuple[float, float], ...] = (
     (0.0, 0.0), (0.1462, 0.0333), (0.2442, 0.05), (0.2825, 0.1833), (0.3784, 0.4286), (0.4104, 0.55), (0.4718, 0.7667),
     (0.6199, 0.85), (0.6685, 0.9), (0.8746, 0.9333))
-# Strong: the first result is more likely right than wrong.
+# Strong: the first result is more likely right than wrong, so above this rate; a bin right half the time is a coin
+# toss, and a coin toss is weak.
 STRONG_CONFIDENCE = 0.5
 # None: the first result is right about one time in seven or less, as out-of-corpus questions' first results are.
 NONE_CONFIDENCE = 0.15
@@ -236,7 +237,7 @@ def calibrated(signal: float, calibration: tuple[tuple[float, float], ...] = CAL
 
 
 def verdict_of(confidence: float) -> str:
-    return STRONG if confidence >= STRONG_CONFIDENCE else NONE if confidence < NONE_CONFIDENCE else WEAK
+    return STRONG if confidence > STRONG_CONFIDENCE else NONE if confidence < NONE_CONFIDENCE else WEAK
 
 
 def judge(found: Group, text_words: TextWords, terms: list[tuple[float, set[str]]],

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from search.grouping import Group
 from search.query import Query, ResolvedQuery
-from search.verdict import (CALIBRATION, FOLLOW_UP_CALIBRATION, NONE, STRONG, TextWords, agreement, calibrated,
-                            coverage, holds, judge_all, question_terms)
+from search.verdict import (CALIBRATION, FOLLOW_UP_CALIBRATION, NONE, STRONG, WEAK, TextWords, agreement, calibrated,
+                            coverage, holds, judge_all, question_terms, verdict_of)
 
 
 def query(text: str, lemmas: list[str], lang: str = "en", translated: dict | None = None,
@@ -100,3 +100,9 @@ def test_a_carried_term_the_corpus_writes_nowhere_weighs_more_like_a_name_of_the
     known, = judge_all([found], asked, ranked, lambda terms: set(terms))
     unknown, = judge_all([found], asked, ranked, lambda terms: set())
     assert unknown.coverage < known.coverage < 1.0  # the other organisation's product the page lacks
+
+
+def test_a_first_result_right_half_the_time_is_weak_and_one_right_more_often_strong():
+    assert verdict_of(0.5) == WEAK  # a coin toss is not "more likely right than wrong"
+    assert verdict_of(0.501) == STRONG
+    assert verdict_of(0.149) == NONE
