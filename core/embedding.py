@@ -44,8 +44,8 @@ def limit_native_threads(threads: int) -> None:
     core). Set before the first model or spaCy pipeline loads, i.e. as a process starts: torch (which spaCy's
     thinc and the tokenizers import) loads its OpenMP runtime into the process's global scope, the
     multilingual engine's parallel regions then run on that runtime, and it reads ``OMP_NUM_THREADS`` once, as
-    it loads. Unset, each process that embeds ran the multilingual model on every core, two processes on two
-    cores each spun against the other's threads, and an ingest took about twice the CPU."""
+    it loads. Unset, each process that embeds runs the multilingual model on every core, and two worker
+    processes on two cores spin against each other's threads."""
     if threads > 0:
         os.environ["OMP_NUM_THREADS"] = str(threads)
 

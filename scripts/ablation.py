@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.embedding import limit_native_threads
 from core.settings import PROJECT_ROOT as ROOT
 from core.settings import RerankConfig, SearchConfig, Settings, load_settings
 
@@ -309,6 +310,7 @@ def run_all(settings: Settings, heuristics: list[Heuristic], evaluations: list[E
     client = connect(settings)
     for alias in dict.fromkeys(e.alias for _, _, e in todo):
         check_alias(client, alias)
+    limit_native_threads(settings.embedding.threads)  # as `evident eval` runs: the same question vectors
     first = Searcher.from_settings(settings, client)
     first.warm_up()
     questions = {e.name: load_questions(e.questions(bench)) for e in present}
