@@ -16,7 +16,7 @@ and a rerun keeps what is there, so an interrupted run resumes; ``--fresh`` asks
 The table goes between the markers of docs/ranking.md ("## Ablation") and to build/figures/ablation.md, rewritten
 from every result on disk. Needs the stack and the indices of ``bash scripts/eval-bench.sh`` (evalbench,
 evalharbor); it never ingests. About 1,300 searches a configuration (0.1 to 0.2 s each on two busy cores, so 3 to 5
-minutes; the baseline and 17 heuristics about an hour): pick a subset with ``--only`` (``baseline`` alone runs
+minutes; the baseline and 15 heuristics under an hour): pick a subset with ``--only`` (``baseline`` alone runs
 the baseline only) and ``--files``.
 
     .venv/bin/python scripts/ablation.py [--bench ../shared/bench] [--only NAME,...] [--files GLOB,...]
@@ -74,7 +74,6 @@ HEURISTICS = (
     Heuristic("search.context_weight", 0.0, "the k-NN list of the context view"),
     Heuristic("search.translation_dense_share", 0.0, "the k-NN list of the question's translation"),
     Heuristic("search.foreign_dense_share", 0.0, "the k-NN list of a foreign question's own vector"),
-    Heuristic("search.cross_lingual_weight", 0.0, "the multilingual k-NN list of a foreign question"),
     Heuristic("search.page_support", (), "a page's next best evidence adding to its score"),
     Heuristic("search.history", False, "a follow-up read with its conversation"),
     Heuristic("search.carried_boost", 0.0, "terms carried from earlier turns (still matched, at weight 0)"),
@@ -86,7 +85,6 @@ HEURISTICS = (
     Heuristic("search.spelling", False, "spelling, run-together words and compounds"),
     Heuristic("search.acronyms", False, "acronyms searched beside their long form"),
     Heuristic("search.sentence_weight", 0.0, "the sentence stage"),
-    Heuristic("search.multilingual_weight", 0.0, "the multilingual stage (its model stays for the cross-lingual list)"),
     Heuristic("search.collapse_duplicates", False, "near-duplicate pages folded into one result"),
 )
 # Settings the Searcher ranks by that are no heuristic to switch off: how it runs, or a choice among methods.
@@ -98,7 +96,9 @@ NOT_HEURISTICS = {"search.server_side": "the same fusion inside OpenSearch", "se
 # Numeric settings read only by a method or view today's settings do not use.
 DORMANT = {"search.rrf_k": "fusion rrf", "search.summary_weight": "the summary view",
            "search.keywords_weight": "the keywords view", "rerank.top_n": "a reranker model",
-           "rerank.weight": "a reranker model"}
+           "rerank.weight": "a reranker model", "search.multilingual_weight": "the multilingual stage, off",
+           "search.multilingual_pages": "the multilingual stage, off",
+           "search.cross_lingual_weight": "the multilingual stage's model, off with it"}
 # Numeric constants of search/ that tune no ranking, verdict or card: caches, server limits, cost bounds, display.
 NOT_TUNED = {
     "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",

@@ -86,7 +86,7 @@ def test_only_and_files_select_and_a_name_that_selects_nothing_is_named():
     assert [h.path for h in heuristics] == ["search.sentence_weight"]
     assert [e.name for e in evaluations] == ["talvik-standalone"]
     assert len(ablation.selected(None, "harborlane-*")[1]) == 4
-    assert ablation.selected("baseline", None)[0] == [] and len(ablation.selected(None, None)[0]) == 17
+    assert ablation.selected("baseline", None)[0] == [] and len(ablation.selected(None, None)[0]) == 15
     with pytest.raises(ValueError, match="no such heuristic.*sentence_weight"):
         ablation.selected("sentences", None)
     with pytest.raises(ValueError, match="matches no evaluation"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import SAMPLES, TEST_ALIAS, TEST_REDIS_DB
+from tests.conftest import MULTILINGUAL_WEIGHT_ON, SAMPLES, TEST_ALIAS, TEST_REDIS_DB
 from evident.cli import main
 
 # A Redis database of the bench's own: the session's worker consumes TEST_REDIS_DB's queue, the sync tests' worker
@@ -26,6 +26,8 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
     monkeypatch.setenv("EVIDENT_REDIS_URL", f"redis://127.0.0.1:{settings.services.redis_port}/{BENCH_REDIS_DB}")
     monkeypatch.setenv("EVIDENT_SERVICES_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("EVIDENT_SERVICES_API_WORKERS", str(API_WORKERS))
+    # the optional multilingual stage on, so its embedder's figure is printed from real work
+    monkeypatch.setenv("EVIDENT_SEARCH_MULTILINGUAL_WEIGHT", str(MULTILINGUAL_WEIGHT_ON))
     try:
         code = main(["bench", "--corpus", *map(str, TINY_CORPUS), "--questions", str(questions),
                      "--searches", "6", "--scale", str(SCALE)])

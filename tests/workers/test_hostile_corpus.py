@@ -1,5 +1,5 @@
 """The hostile corpus (``tests.workers.hostile_corpus``) ingested as a user would, through a real ``evident
-worker`` process with its default limits but two caps on a document's size (``CAPS_ENV``): each file gets the
+worker`` process with its default limits but a lower cap on a document's text (``CAPS_ENV``): each file gets the
 outcome a user should see, every record is a sentence naming its file, nothing outside the corpus is read or
 indexed, the jobs finish, the worker's memory stays bounded, and a worker killed mid-job loses and repeats
 nothing."""
@@ -44,20 +44,17 @@ RAW_EXCEPTION = re.compile(r"^\s*(?:warning:\s*)?[\w.]*(?:Error|Exception|Exit|I
 DONE_WORDS = re.compile(r"skip|not indexed|refus|not sent|ignor|left out|truncat|cut|clip|flatten|partial|"
                         r"dropped|removed|kept|instead|stopped", re.IGNORECASE)
 SEARCHED_FIELDS = ["text", "title", "context", "summary", "heading_path", "breadcrumb", "keywords", "lemmas"]
-# The caps a document's text and its multilingual view are cut at, lowered from the defaults (1,000,000 characters,
-# 500 leaves): a capped file is cut and said so by the same code at any cap (the defaults' values are held in
-# tests/ingest/test_limits.py), and the 20 MB page and the 4 MB line then embed 20,000 characters, not the
-# 1,000,000 that took the worker's two processes minutes of embedding. Every other file of the corpus holds less
-# text than that. The page is still read whole first, so the memory bound below still measures what 20 MB of HTML
+# The cap a document's text is cut at, lowered from the default (1,000,000 characters): a capped file is cut and
+# said so by the same code at any cap (the default's value is held in tests/ingest/test_limits.py), and the 20 MB
+# page and the 4 MB line then embed 20,000 characters, not the 1,000,000 that took the worker's two processes
+# minutes of embedding. Every other file of the corpus holds less text than that. The page is still read whole first, so the memory bound below still measures what 20 MB of HTML
 # costs.
-CAPS_ENV = {"EVIDENT_INGEST_MAX_DOCUMENT_CHARS": "20000",
-            "EVIDENT_INGEST_MAX_MULTILINGUAL_LEAVES_PER_DOCUMENT": "20"}
+CAPS_ENV = {"EVIDENT_INGEST_MAX_DOCUMENT_CHARS": "20000"}
 # A lost task comes back 25 s after it was taken; a file of the killed job (none of the big pages) takes under a
-# second of one core, so even on busy cores none reaches the soft limit. No sentence or multilingual view: the
-# test is about what a kill loses or repeats, and each new pool process would load the multilingual model again.
+# second of one core, so even on busy cores none reaches the soft limit. No sentence view: the test is about what
+# a kill loses or repeats.
 CRASH_ENV = {"EVIDENT_WORKER_SOFT_TIME_LIMIT": "15", "EVIDENT_WORKER_TIME_LIMIT": "20",
-             "EVIDENT_WORKER_VISIBILITY_TIMEOUT": "25", "EVIDENT_SEARCH_SENTENCE_WEIGHT": "0",
-             "EVIDENT_SEARCH_MULTILINGUAL_WEIGHT": "0"}
+             "EVIDENT_WORKER_VISIBILITY_TIMEOUT": "25", "EVIDENT_SEARCH_SENTENCE_WEIGHT": "0"}
 PIPE_LOOK_SECONDS = 1  # how often the named pipes are looked at: a blocked submitter is freed within a second
 KILL_AFTER = 5  # files finished before the worker is killed: mid-job, with tasks taken and not acknowledged
 # Left out of the job whose worker is killed: the big pages' embedding takes minutes and tells nothing of a kill.
