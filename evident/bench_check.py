@@ -18,6 +18,7 @@ from evident.bench import IngestFigures, SearchFigures, format_table, percentile
 OTHER = "other"  # the total less its named stages
 PROFILED_CLIENTS = 1  # a lone client's stages: under load each stage also holds the wait for a core
 DECIMALS = {" ms": 0, " s": 1, "x": 2}  # as the report prints each kind of figure
+MORE_DECIMALS = 3  # places added, one at a time, until a figure just over its budget no longer rounds onto it
 
 
 def stage_samples(stages: list[dict[str, StageFigures]]) -> dict[str, list[StageFigures]]:
@@ -50,6 +51,15 @@ def format_profile(searches: list[SearchFigures]) -> str:
     return format_table(("index", "mode", "stage", "median ms", "p95 ms", "round trips"), rows)
 
 
+def over_limit(value: float, limit: float, decimals: int) -> str:
+    """``value``, over ``limit``, with ``decimals`` places, or more (up to ``MORE_DECIMALS`` more) where fewer would
+    print the limit itself: "80.4", not "80 ms over the budget of 80 ms"."""
+    for places in range(decimals, decimals + MORE_DECIMALS + 1):
+        if math.isnan(value) or float(f"{value:.{places}f}") > limit:
+            return f"{value:.{places}f}"
+    return f"{value:.{decimals + MORE_DECIMALS}f}"
+
+
 def over_budget(ingest: IngestFigures | None, searches: list[SearchFigures], budget: BenchConfig) -> list[str]:
     """A line per figure over its ``[bench]`` budget, naming the figure, its value, the budget and its setting.
     A figure that could not be measured (no search answered) is over."""
@@ -57,7 +67,7 @@ def over_budget(ingest: IngestFigures | None, searches: list[SearchFigures], bud
 
     def check(what: str, value: float, limit: float, unit: str, setting: str) -> None:
         if not value <= limit:  # NaN, nothing measured, is over too
-            out.append(f"{what}: {value:.{DECIMALS[unit]}f}{unit} over the budget of {limit:g}{unit} "
+            out.append(f"{what}: {over_limit(value, limit, DECIMALS[unit])}{unit} over the budget of {limit:g}{unit} "
                        f"([bench] {setting})")
 
     if searches:

@@ -38,6 +38,13 @@ def test_each_figure_over_its_budget_is_named_with_its_value_budget_and_setting(
         "ingest wall / the embedders' own time: 2.60x over the budget of 1.3x ([bench] ingest_over_embedder)"]
 
 
+def test_a_figure_just_over_its_budget_is_printed_with_the_places_that_show_it_over():
+    over = over_budget(ingested(20.04, 20.0), run_of(70, 25, 80.4), BenchConfig())
+    assert over == [
+        "hybrid p95 with 4 clients on scale (50000 evidence): 80.4 ms over the budget of 80 ms ([bench] hybrid_p95_ms)",
+        "ingest of 61 files: 20.04 s over the budget of 20 s ([bench] ingest_seconds)"]
+
+
 def test_the_latencies_are_held_to_the_budget_on_the_largest_index_only():
     small_and_slow = [searched("bench", 300, mode, clients, 500) for mode in ("bm25", "hybrid") for clients in (1, 4)]
     assert over_budget(None, small_and_slow + run_of(20, 25, 40), BenchConfig()) == []
