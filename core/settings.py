@@ -136,6 +136,12 @@ PageGrouping = Literal["page", "none"]
 AuthMode = Literal["none", "jwt", "signed-header"]
 
 
+# The multilingual stage's weight when it is turned on (``SearchConfig.multilingual_weight``, off by default):
+# simulated on every file's dumped rankings (2026-11-29), 0.2 to 0.4 gained the same turns of the files tuned on; on
+# fresh ingests 0.3 lost a near tie of questions.jsonl raw and 0.2 lost nothing.
+MULTILINGUAL_WEIGHT_ON = 0.2
+
+
 @dataclass
 class SearchConfig:
     mode: SearchMode = "hybrid"
@@ -210,10 +216,8 @@ class SearchConfig:
     # (``search.multilingual``); 0 turns the stage off and the worker embeds no multilingual view. Off by default:
     # the view it reads (every leaf evidence embedded in that model, about 1 ms of a core a token) breaks the
     # ingest budget ([bench] ingest_seconds: the bench's 61 files in 47 s with it, 20 s without) for a few questions
-    # on the files with German questions (its gain and cost: docs/ranking.md, "The multilingual stage"). 0.2 turns
-    # it on at the weight it was tuned at: simulated on every file's dumped rankings (2026-11-29), 0.2 to 0.4 gained
-    # the same turns of the files tuned on; on fresh ingests 0.3 lost a near tie of questions.jsonl raw and 0.2
-    # lost nothing.
+    # on the files with German questions (its gain and cost: docs/ranking.md, "The multilingual stage").
+    # ``MULTILINGUAL_WEIGHT_ON`` turns it on at the weight it was tuned at.
     multilingual_weight: Annotated[float, Field(ge=0)] = 0.0
     multilingual_pages: Annotated[int, Field(gt=0)] = 10  # 5 and 20 simulated the same
     # A question in another language than the embedder's: weight in the fusion of the k-NN list of its

@@ -55,9 +55,10 @@ def over_limit(value: float, limit: float, decimals: int) -> str:
     """``value``, over ``limit``, with ``decimals`` places, or more (up to ``MORE_DECIMALS`` more) where fewer would
     print the limit itself: "80.4", not "80 ms over the budget of 80 ms"."""
     for places in range(decimals, decimals + MORE_DECIMALS + 1):
-        if math.isnan(value) or float(f"{value:.{places}f}") > limit:
-            return f"{value:.{places}f}"
-    return f"{value:.{decimals + MORE_DECIMALS}f}"
+        shown = f"{value:.{places}f}"
+        if math.isnan(value) or float(shown) > limit:
+            break
+    return shown
 
 
 def over_budget(ingest: IngestFigures | None, searches: list[SearchFigures], budget: BenchConfig) -> list[str]:

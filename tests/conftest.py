@@ -10,14 +10,11 @@ import threading
 
 import pytest
 
-from core.settings import PROJECT_ROOT, Settings, load_settings
+from core.settings import MULTILINGUAL_WEIGHT_ON, PROJECT_ROOT, Settings, load_settings
 from tests.standins import SHUTDOWN_POLL
 
 SAMPLES = PROJECT_ROOT / "samples"
 HARBORLANE = PROJECT_ROOT / "evalsets" / "harborlane"  # a whole wiki of our own: 28 Confluence pages
-# The multilingual stage is off by default (it breaks the ingest budget); the session's worker and searcher run it
-# at the weight its settings comment gives for turning it on, so its view, stage and cross-lingual list are tested.
-MULTILINGUAL_WEIGHT_ON = 0.2
 # Parallel test runs on one machine each take their own alias and Redis database. So does each process of a run
 # split by pytest-xdist (``make test`` runs two): "gw1" adds 1 to the alias and the databases (the modules that
 # take databases of their own add 3, 5, 8 and 11 to this one, so two processes never share one).
@@ -88,7 +85,9 @@ def settings() -> Settings:
     from tests.standins import STANDIN_HOSTS
 
     settings.sources.allowed_private_hosts = STANDIN_HOSTS  # the stand-ins serve on loopback
-    settings.search.multilingual_weight = MULTILINGUAL_WEIGHT_ON  # the suite covers the optional stage too
+    # the multilingual stage, off by default (it breaks the ingest budget), on for the session's worker and searcher,
+    # so its view, stage and cross-lingual list are tested
+    settings.search.multilingual_weight = MULTILINGUAL_WEIGHT_ON
     return settings
 
 

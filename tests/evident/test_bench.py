@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from tests.conftest import MULTILINGUAL_WEIGHT_ON, SAMPLES, TEST_ALIAS, TEST_REDIS_DB
+from core.settings import MULTILINGUAL_WEIGHT_ON
+from tests.conftest import SAMPLES, TEST_ALIAS, TEST_REDIS_DB
 from evident.cli import main
 
 # A Redis database of the bench's own: the session's worker consumes TEST_REDIS_DB's queue, the sync tests' worker

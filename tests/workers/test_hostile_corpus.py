@@ -47,8 +47,8 @@ SEARCHED_FIELDS = ["text", "title", "context", "summary", "heading_path", "bread
 # The cap a document's text is cut at, lowered from the default (1,000,000 characters): a capped file is cut and
 # said so by the same code at any cap (the default's value is held in tests/ingest/test_limits.py), and the 20 MB
 # page and the 4 MB line then embed 20,000 characters, not the 1,000,000 that took the worker's two processes
-# minutes of embedding. Every other file of the corpus holds less text than that. The page is still read whole first, so the memory bound below still measures what 20 MB of HTML
-# costs.
+# minutes of embedding. Every other file of the corpus holds less text than that. The page is still read whole
+# first, so the memory bound below still measures what 20 MB of HTML costs.
 CAPS_ENV = {"EVIDENT_INGEST_MAX_DOCUMENT_CHARS": "20000"}
 # A lost task comes back 25 s after it was taken; a file of the killed job (none of the big pages) takes under a
 # second of one core, so even on busy cores none reaches the soft limit. No sentence view: the test is about what

@@ -23,8 +23,8 @@ PDFS = WIKI / "pdf"
 # The worker's settings: a short lock so a killed worker's sync is taken over within seconds, a small page
 # budget so continuations happen on the wiki's 29 pages, no pace (the stand-in is local), a 200 kB attachment
 # limit, the stand-ins' loopback allowed; no sentence view: these tests are about what a sync loses or repeats,
-# and the view is tested through the session's worker. One pool process: a sync runs one
-# task at a time anyway, and each process loads the models at every start (the kill tests start it four times).
+# and the view is tested through the session's worker. One pool process: a sync runs one task at a time anyway,
+# and each process loads the models at every start (the kill tests start it four times).
 WORKER_ENV = {"EVIDENT_SEARCH_SENTENCE_WEIGHT": "0",
               "EVIDENT_SERVICES_WORKER_CONCURRENCY": "1",
               "EVIDENT_SOURCES_LOCK_SECONDS": "6", "EVIDENT_SOURCES_ITEMS_PER_TASK": "15",
