@@ -3,17 +3,31 @@
 A dictionary lists a word's senses best first for language at large ("bearbeiten": processing, machining,
 editing; "Seite": side, quarter, ..., page), not for this intranet. A sense no evidence holds can find
 nothing, and searching it wastes the slot of one that could: ``query.translations`` keeps the best senses
-the corpus holds. One ``_msearch`` asks for the words not yet known (per word a ``match_phrase`` on the
-language's analyzed context, so "editing" counts where "edited" stands, stopped at the first evidence that
-holds it); answers are kept per caller's read groups, because which words restricted pages hold is theirs
-to know.
+the corpus holds. The words not yet known are asked in two steps:
+
+- one ``_mtermvectors`` request reads each word's tokens in the language's analyzed context and how many
+  evidence of the whole index hold each token (its document frequency). A word with a token no evidence holds
+  is absent for every caller, and is not searched: most of what a translation proposes is such a word (the
+  German compounds it tries for two English words: "reaktionszeit", "reaktionezeit", ...), and reading a
+  term's frequency costs OpenSearch far less than a search does;
+- one ``_msearch`` asks the rest as the caller may read the corpus: per word a ``match_phrase``, so "editing"
+  counts where "edited" stands, stopped at the first evidence that holds it. The frequency counts every
+  evidence, restricted and deleted ones too, so it can only rule a word out; whether the caller may read a
+  page that holds it takes the search.
+
+Answers are kept per caller's read groups, because which words restricted pages hold is theirs to know.
 """
 from __future__ import annotations
 
+import logging
+
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
 
 from search.cache import ExpiringCache
 from search.retrievers import ANALYZED_LANGUAGES, acl_filter
+
+log = logging.getLogger(__name__)
 
 # A word learned present or absent is believed this long: a page ingested meanwhile may bring a sense in,
 # and ten minutes are short against how slowly a wiki's vocabulary changes.
@@ -42,8 +56,12 @@ class CorpusWords:
         return found
 
     def _ask(self, words: list[str], lang: str, principals: list[str]) -> set[str]:
-        """One ``_msearch``: per word, does any evidence the caller may read hold it (stopping at the first)."""
+        """The ``words`` some evidence the caller may read holds: those whose every token the index holds
+        (``_indexed``), then one ``_msearch``, per word: does any such evidence hold it (stopping at the first)."""
         field = f"context.{lang}" if lang in ANALYZED_LANGUAGES else "context"
+        words = self._indexed(words, field)
+        if not words:
+            return set()
         acl = acl_filter(principals)
         lines: list[dict] = []
         for word in words:
@@ -53,3 +71,25 @@ class CorpusWords:
                            "query": {"bool": {"must": {"match_phrase": {field: word}}, "filter": acl}}}]
         answers = self.client.msearch(index=self.index, body=lines)["responses"]
         return {word for word, answer in zip(words, answers) if answer.get("hits", {}).get("total", {}).get("value")}
+
+    def _indexed(self, words: list[str], field: str) -> list[str]:
+        """The ``words`` each of whose tokens in ``field`` some evidence of the index holds, by one
+        ``_mtermvectors`` request (an artificial document per word, with the index's term statistics); a word
+        without tokens (stop words alone), or one OpenSearch could not analyze, is kept: its search decides. The template has one shard, so these
+        statistics are the whole index's."""
+        try:
+            return self._statistics(words, field)
+        except TransportError as exc:  # an alias over several indices has no term statistics: search every word
+            log.info("corpus words: term statistics unavailable (%s); searching every word", exc)
+            return words
+
+    def _statistics(self, words: list[str], field: str) -> list[str]:
+        docs = [{"doc": {field.split(".")[0]: word}, "fields": [field], "term_statistics": True, "positions": False,
+                 "offsets": False, "payloads": False, "field_statistics": False} for word in words]
+        answers = self.client.mtermvectors(index=self.index, body={"docs": docs})["docs"]
+        kept = []
+        for word, answer in zip(words, answers):
+            terms = answer.get("term_vectors", {}).get(field, {}).get("terms", {})
+            if "error" in answer or all(stats.get("doc_freq", 0) > 0 for stats in terms.values()):
+                kept.append(word)
+        return kept

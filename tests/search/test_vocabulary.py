@@ -33,3 +33,26 @@ def test_a_phrase_is_present_only_where_its_words_stand_together(corpus_words):
     """A compound's translation, or a word the analyzer splits, is confirmed as a phrase: "business trip" is
     said, "trip expenses" and "trip-expenses" are not."""
     assert corpus_words.present(["business trip", "trip expenses", "trip-expenses"], "en", []) == {"business trip"}
+
+
+def test_words_no_evidence_holds_are_absent_among_words_it_holds(corpus_words):
+    """A translation proposes many words the corpus never writes (compounds tried for two words): those are
+    ruled out by the index's term statistics, and the words beside them are still found, as the caller reads
+    them."""
+    tried = ["reimbursement", "reimbursementstrip", "tripexpenses", "business trip", "severance", "zebrafish"]
+    assert corpus_words.present(tried, "en", []) == {"reimbursement", "business trip"}
+    assert corpus_words.present(tried, "en", ["hr"]) == {"reimbursement", "business trip", "severance"}
+
+
+def test_words_are_found_through_an_alias_of_several_indices(stores, settings, corpus_words):
+    """Term statistics need one index; read through an alias over several, every word is searched."""
+    alias = settings.opensearch.index_alias
+    other, spread_alias = f"{alias}-vocabulary-other", f"{alias}-vocabulary-spread"
+    stores.indices.create(index=other)
+    try:
+        stores.indices.put_alias(index=[*stores.indices.get_alias(name=alias), other], name=spread_alias)
+        spread = CorpusWords(stores, spread_alias)
+        assert spread.present(["reimbursement", "zebrafish"], "en", []) == {"reimbursement"}
+    finally:
+        stores.indices.delete_alias(index="_all", name=spread_alias, ignore=404)
+        stores.indices.delete(index=other)
