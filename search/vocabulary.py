@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 
 from opensearchpy import OpenSearch
-from opensearchpy.exceptions import TransportError
+from opensearchpy.exceptions import RequestError
 
 from search.cache import ExpiringCache
 from search.retrievers import ANALYZED_LANGUAGES, acl_filter
@@ -74,19 +74,17 @@ class CorpusWords:
 
     def _indexed(self, words: list[str], field: str) -> list[str]:
         """The ``words`` each of whose tokens in ``field`` some evidence of the index holds, by one
-        ``_mtermvectors`` request (an artificial document per word, with the index's term statistics); a word
-        without tokens (stop words alone), or one OpenSearch could not analyze, is kept: its search decides. The template has one shard, so these
-        statistics are the whole index's."""
-        try:
-            return self._statistics(words, field)
-        except TransportError as exc:  # an alias over several indices has no term statistics: search every word
-            log.info("corpus words: term statistics unavailable (%s); searching every word", exc)
-            return words
-
-    def _statistics(self, words: list[str], field: str) -> list[str]:
+        ``_mtermvectors`` request (an artificial document per word, with the index's term statistics; the template
+        has one shard, so they are the whole index's). A word without tokens (stop words alone), or one OpenSearch
+        could not analyze, is kept: its search decides. An alias over several indices has no term statistics
+        (OpenSearch refuses the request): every word is then searched."""
         docs = [{"doc": {field.split(".")[0]: word}, "fields": [field], "term_statistics": True, "positions": False,
                  "offsets": False, "payloads": False, "field_statistics": False} for word in words]
-        answers = self.client.mtermvectors(index=self.index, body={"docs": docs})["docs"]
+        try:
+            answers = self.client.mtermvectors(index=self.index, body={"docs": docs})["docs"]
+        except RequestError as exc:
+            log.info("corpus words: term statistics unavailable (%s); searching every word", exc)
+            return words
         kept = []
         for word, answer in zip(words, answers):
             terms = answer.get("term_vectors", {}).get(field, {}).get("terms", {})
