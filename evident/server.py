@@ -4,12 +4,16 @@ gunicorn's master binds the port and keeps ``workers`` processes (one per core b
 ``threads`` threads (the gthread worker): a search spends most of its time waiting on OpenSearch, so a few
 threads per process keep the cores busy. Each worker builds the app and warms the searcher up after the
 fork: the embedding model, the lemmatizer and the word list are loaded once per worker process, never per
-request, and never in the master (torch's thread pools do not survive a fork). A request gunicorn itself
-cannot read (a request line or a header over the limits below, malformed HTTP) is answered with JSON like
-every other error of the API (``JsonErrorWorker``).
+request, and never in the master (torch's thread pools do not survive a fork). What the warm-up loaded is then
+frozen out of the garbage collector (``gc.freeze``): it lives as long as the worker, and a full collection that
+walked its hundreds of thousands of objects would hold every thread of the worker meanwhile, a stall that
+lands on whichever searches are running then. A request gunicorn itself cannot read (a request line or a
+header over the limits below, malformed HTTP) is answered with JSON like every other error of the API
+(``JsonErrorWorker``).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 
@@ -103,4 +107,5 @@ class EvidentServer(BaseApplication):
 
         app = create_app(self.settings)
         app.extensions["evident"]["searcher"].warm_up()
+        gc.freeze()  # the models and word lists just loaded stay for the worker's life: no collection walks them
         return app

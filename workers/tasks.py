@@ -10,6 +10,7 @@ task of a cancelled job is counted as cancelled without reading its file.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import signal
@@ -187,12 +188,15 @@ class EvidentTask(Task):
 def load_models(**_kwargs) -> None:
     """Each worker process loads the models as it starts (they load on first use), so a task's time limit is
     spent on its file alone: measured here, the first file of a fresh process took over 20 s otherwise (the
-    language detector's word lists alone 5 s)."""
+    language detector's word lists alone 5 s). What they loaded lives as long as the process and is frozen out
+    of the garbage collector: a file's parsing leaves enough objects behind to start full collections, and each
+    would walk every object of the models again."""
     ctx = current_app.tasks["evident.ingest_file"].context
     ctx.embedder.embed(["warm up"])
     for lang in ctx.lemmatizer.languages:
         ctx.lemmatizer.lemmas("warm up", lang)
     detect_language("warm up")
+    gc.freeze()
 
 
 def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] | None = None) -> str:
