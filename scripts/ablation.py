@@ -29,11 +29,14 @@ import ast
 import dataclasses
 import fnmatch
 import hashlib
+import importlib
 import json
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from core.embedding import limit_native_threads
 from core.settings import PROJECT_ROOT as ROOT
@@ -59,7 +62,8 @@ EVALUATIONS = ablated()  # each evaluation with a column of its own (scripts/eva
 
 @dataclass(frozen=True)
 class Heuristic:
-    """A heuristic a setting switches off: ``path`` is section.field of ``Settings``, ``off`` the value that does."""
+    """A heuristic a setting switches off, or a tuned number set to its untuned value: ``path`` is section.field
+    of ``Settings`` or module.NAME of a ``search/`` module, ``off`` the value that does."""
 
     path: str
     off: object
@@ -67,7 +71,11 @@ class Heuristic:
 
     @property
     def name(self) -> str:
-        return self.path.split(".")[-1]
+        return self.path.split(".")[-1].lower()
+
+    @property
+    def is_setting(self) -> bool:
+        return self.path.split(".")[0] in SECTIONS
 
 
 HEURISTICS = (
@@ -87,6 +95,27 @@ HEURISTICS = (
     Heuristic("search.sentence_weight", 0.0, "the sentence stage"),
     Heuristic("search.collapse_duplicates", False, "near-duplicate pages folded into one result"),
 )
+# Tuned numbers, each at the value it would have untuned: a field or a share unboosted (1), no fade-out (0), the
+# plain power (1), every word kept (1 letter), one rare-word threshold for spelling and compounds, one likeness.
+# A constant is read when a search runs, so it is set on its module while its configuration is evaluated. The
+# numbers a word list's loading reads, and a limit's depth, have no untuned value and no row.
+NUMBERS = (
+    Heuristic("retrievers.TITLE_BOOST", 1, "a title's BM25 boost"),
+    Heuristic("retrievers.HEADING_BOOST", 1, "a heading path's BM25 boost"),
+    Heuristic("retrievers.TEXT_BOOST", 1, "the evidence's own words' BM25 boost"),
+    Heuristic("retrievers.KEYWORDS_BOOST", 1, "the keyword view's BM25 boost"),
+    Heuristic("retrievers.LEMMA_BOOST", 1, "the lemma view's BM25 boost"),
+    Heuristic("search.translation_boost", 1.0, "a translated word's BM25 weight"),
+    Heuristic("conversation.TERM_DECAY", 1.0, "an earlier turn's share per turn back"),
+    Heuristic("conversation.MIN_SHARE", 0.0, "the share below which an earlier turn has faded out"),
+    Heuristic("conversation.SHOWN_PAGE_SHARE", 1.0, "the turn before's page's share of the prior"),
+    Heuristic("priors.DEFINITION_SHARE_POWER", 1, "the power of an acronym's share lifting its definition"),
+    Heuristic("query._MIN_TERM_CHARS", 1, "the letters a searched word has at least"),
+    Heuristic("lexicon._COMPOUND_SENSES", 1, "translations of each part of a split compound combined"),
+    Heuristic("spelling.COMPOUND_LOG_PROB", -14.0, "how rare a word is to be split as a compound (spelling's)"),
+    Heuristic("spelling.MIN_SIMILARITY", 0.75, "the likeness a suggestion needs alone (a neighbour's)"),
+)
+SECTIONS = ("search", "rerank")  # the sections of ``Settings`` whose fields a row may switch
 # Settings the Searcher ranks by that are no heuristic to switch off: how it runs, or a choice among methods.
 NOT_HEURISTICS = {"search.server_side": "the same fusion inside OpenSearch", "search.mode": "a choice of method",
                   "search.fusion": "a choice of method", "search.views": "the views; each view's weight is a row",
@@ -182,21 +211,37 @@ def inventory() -> str:
 
 # -- configurations and runs -----------------------------------------------------------------------------------
 def configured(settings: Settings, heuristic: Heuristic | None) -> Settings:
-    """``settings`` with ``heuristic`` off (as they are for the baseline, None)."""
-    if heuristic is None:
+    """``settings`` with ``heuristic`` off (as they are for the baseline, None, and for a constant's row)."""
+    if heuristic is None or not heuristic.is_setting:
         return settings
     section, name = heuristic.path.split(".")
     return dataclasses.replace(settings, **{section: dataclasses.replace(getattr(settings, section),
                                                                          **{name: heuristic.off})})
 
 
+@contextmanager
+def patched(heuristic: Heuristic | None) -> Iterator[None]:
+    """A ``search/`` constant at its row's value meanwhile; nothing for a setting's row or the baseline."""
+    if heuristic is None or heuristic.is_setting:
+        yield
+        return
+    module_name, name = heuristic.path.split(".")
+    module = importlib.import_module(f"search.{module_name}")
+    kept = getattr(module, name)
+    setattr(module, name, heuristic.off)
+    try:
+        yield
+    finally:
+        setattr(module, name, kept)
+
+
 def selected(only: str | None, files: str | None) -> tuple[list[Heuristic], list[Evaluation]]:
     """The heuristics named in ``only`` (all without it; ``baseline`` alone: none, the baseline always runs) and
     the evaluations whose name matches a glob of ``files`` (all without it); a name or glob that selects nothing
     is an error naming what exists."""
-    heuristics = list(HEURISTICS)
+    heuristics = [*HEURISTICS, *NUMBERS]
     if only:
-        by_name = {h.name: h for h in HEURISTICS}
+        by_name = {h.name: h for h in heuristics}
         unknown = [n for n in only.split(",") if n and n not in by_name and n != BASELINE]
         if unknown:
             raise ValueError(f"--only {','.join(unknown)}: no such heuristic (known: {BASELINE}, "
@@ -321,8 +366,9 @@ def run_all(settings: Settings, heuristics: list[Heuristic], evaluations: list[E
                                                                                    index_alias=evaluation.alias))
             searchers = {(config, evaluation.alias): searcher_for(first, configured(on_alias, heuristic))}
         label = f"[{step}/{len(todo)}] {config} {evaluation.name}"
-        result = evaluate(searchers[config, evaluation.alias], evaluation, questions[evaluation.name], config,
-                          heuristic, label) | {"code": code}
+        with patched(heuristic):
+            result = evaluate(searchers[config, evaluation.alias], evaluation, questions[evaluation.name], config,
+                              heuristic, label) | {"code": code}
         write_json(result_path(config, evaluation), result)
         failed = len(result["report"]["failed"])
         print(f"{label}: P@1 {result['report']['p_at_1']:.3f} ({result['right']} of {result['report']['n']}) in "
@@ -363,12 +409,12 @@ def table(results: dict[str, dict[str, dict]], evaluations: tuple[Evaluation, ..
     evaluation and its verdict; columns for the evaluations some result has."""
     base = results.get(BASELINE, {})
     columns = [e for e in evaluations if any(e.name in by_file for by_file in results.values())]
-    lines = ["| heuristic | setting: off | " + " | ".join(e.label for e in columns) + " | verdict |",
+    lines = ["| heuristic or tuned number | setting or constant: off | " + " | ".join(e.label for e in columns) + " | verdict |",
              "|---|---|" + "---|" * len(columns) + "---|",
              "| today's P@1 (n) | | " + " | ".join(
                  f"{base[e.name]['report']['p_at_1']:.3f} ({base[e.name]['report']['n']})" if e.name in base else ""
                  for e in columns) + " | |"]
-    for h in HEURISTICS:
+    for h in (*HEURISTICS, *NUMBERS):
         mine = results.get(h.name, {})
         if not mine:
             continue
@@ -378,7 +424,7 @@ def table(results: dict[str, dict[str, dict]], evaluations: tuple[Evaluation, ..
     seconds = sum(r["seconds"] for by_file in results.values() for r in by_file.values())
     failed = sum(len(r["report"]["failed"]) for by_file in results.values() for r in by_file.values())
     codes = {r.get("code") for by_file in results.values() for r in by_file.values()}
-    lines += ["", f"P@1 with the heuristic off minus today's, by `scripts/ablation.py` "
+    lines += ["", f"P@1 with the heuristic off (the number untuned) minus today's, by `scripts/ablation.py` "
                   f"({time.strftime('%Y-%m-%d')}, {seconds / 60:.1f} minutes of searching). Columns: "
                   + "; ".join(f"{e.label} = {e.name}" for e in columns) + "."
               + (f" {failed} searches failed (\"!\"), counted as misses." if failed else "")
@@ -409,8 +455,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, default=ROOT.parent / "shared" / "bench",
                         help="the bench's folder (questions.jsonl, conversations.jsonl); its files are skipped when "
                              "missing (default ../shared/bench)")
-    parser.add_argument("--only", help=f"heuristics to switch off, comma separated ({BASELINE}: none, the "
-                        "baseline alone): " + ", ".join(h.name for h in HEURISTICS))
+    parser.add_argument("--only", help=f"heuristics to switch off and numbers to untune, comma separated "
+                        f"({BASELINE}: none, the baseline alone): " + ", ".join(h.name for h in (*HEURISTICS, *NUMBERS)))
     parser.add_argument("--files", help="evaluations whose name matches one of these globs, comma separated: "
                         + ", ".join(e.name for e in EVALUATIONS))
     parser.add_argument("--fresh", action="store_true", help="ask again what is selected, even if on disk")

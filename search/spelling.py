@@ -155,8 +155,7 @@ def suggestions(response: dict, words: list[str]) -> dict[str, list[tuple[str, f
             for i, word in enumerate(words)}
 
 
-def close_words(suggested: dict[str, list[tuple[str, float]]],
-                likeness: float = MIN_SIMILARITY) -> dict[str, list[str]]:
+def close_words(suggested: dict[str, list[tuple[str, float]]], likeness: float) -> dict[str, list[str]]:
     """Each word's suggestions (``suggestions``) at least ``likeness`` alike, best first."""
     return {word: [text for text, score in options if score >= likeness] for word, options in suggested.items()}
 
@@ -203,7 +202,7 @@ class SpellingCorrector:
               absent: list[str]) -> dict[str, str]:
         """The close word the caller may read for each ``absent`` word of ``text``, where there is one."""
         suggested = self.suggested(absent)
-        options = close_words(suggested)
+        options = close_words(suggested, MIN_SIMILARITY)
         readable = self.corpus_words.present([o for found in options.values() for o in found], lang, principals)
         corrections = {word: next(o for o in found if o in readable) for word, found in options.items()
                        if any(o in readable for o in found)}

@@ -58,6 +58,27 @@ def test_each_heuristic_is_a_setting_and_its_off_value_differs_from_today():
         assert getattr(getattr(settings, section), name) == today  # the settings given are not changed
 
 
+def test_each_number_row_is_a_tuned_number_and_its_untuned_value_holds_only_while_its_row_runs():
+    """A row names a tuned number the inventory counts (a ranking setting or a ranking constant of search/), its
+    untuned value differs from today's, and a constant's is set on its module only inside ``patched``."""
+    import importlib
+
+    tuned = set(ablation.setting_fields()["numbers"]) | set(ablation.search_constants()["ranking"])
+    for number in ablation.NUMBERS:
+        assert number.path in tuned, number.path
+        owner, name = number.path.split(".")
+        if number.is_setting:
+            assert getattr(ablation.configured(Settings(), number).search, name) == number.off
+            assert getattr(TODAY, name) != number.off
+            continue
+        module = importlib.import_module(f"search.{owner}")
+        today = getattr(module, name)
+        assert today != number.off and ablation.configured(Settings(), number) == Settings()
+        with ablation.patched(number):
+            assert getattr(module, name) == number.off
+        assert getattr(module, name) == today, number.path
+
+
 def test_every_switch_of_the_ranking_settings_is_a_heuristic_or_says_why_not():
     switches = ablation.setting_fields()["switches"]
     heuristics = {h.path for h in ablation.HEURISTICS}
@@ -86,7 +107,8 @@ def test_only_and_files_select_and_a_name_that_selects_nothing_is_named():
     assert [h.path for h in heuristics] == ["search.sentence_weight"]
     assert [e.name for e in evaluations] == ["talvik-standalone"]
     assert len(ablation.selected(None, "harborlane-*")[1]) == 4
-    assert ablation.selected("baseline", None)[0] == [] and len(ablation.selected(None, None)[0]) == 15
+    assert ablation.selected("baseline", None)[0] == []
+    assert len(ablation.selected(None, None)[0]) == len(ablation.HEURISTICS) + len(ablation.NUMBERS)
     with pytest.raises(ValueError, match="no such heuristic.*sentence_weight"):
         ablation.selected("sentences", None)
     with pytest.raises(ValueError, match="matches no evaluation"):
@@ -111,7 +133,7 @@ def test_the_table_shows_todays_p_at_1_and_each_change_off_and_marks_failed_sear
                "sentence_weight": {talvik.name: result("sentence_weight", talvik, 36, value=0.0),
                                    de.name: result("sentence_weight", de, 36, failed=1, value=0.0)}}
     lines = ablation.table(results, (talvik, de)).splitlines()
-    assert lines[0] == "| heuristic | setting: off | talvik | talvik de | verdict |"
+    assert lines[0] == "| heuristic or tuned number | setting or constant: off | talvik | talvik de | verdict |"
     assert lines[2] == "| today's P@1 (n) | | 0.822 (45) | 0.800 (45) | |"
     assert lines[3] == "| the sentence stage | `search.sentence_weight`: 0.0 | -0.022 | 0! | candidate for removal |"
     assert "1 searches failed" in lines[-1] and "talvik = talvik-standalone" in lines[-1]
