@@ -1,9 +1,10 @@
 """The ablation of issue 47: each ranking heuristic switched off alone, P@1 on every question file with and without it.
 
 Why: a heuristic earns its place by the questions it wins. Each row of the table is one heuristic that a setting
-switches off (a weight set to 0, a boolean off, an empty value); each cell is what P@1 of one evaluation of
-``scripts/eval-bench.sh`` moves by when it is off. Its verdict is "keeps" when switching it off loses at least one
-question on two different question files (raw and completed of one file are one file), else "candidate for removal".
+switches off (a weight set to 0, a boolean off, an empty value), or one tuned number set to the value it would
+have untuned (``NUMBERS``); each cell is what P@1 of one evaluation of ``scripts/eval-bench.sh`` moves by when it
+is off. Its verdict is "keeps" when switching it off loses at least one question on two different question files
+(raw and completed of one file are one file), else "candidate for removal".
 
 It also counts what issue 47 caps (at most 40 tuned numbers and 15 heuristics in ``search/`` and the search
 settings): the numeric settings the Searcher ranks by, the tuning constants of ``search/*.py`` (the limits, caches
