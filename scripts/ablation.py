@@ -52,6 +52,7 @@ RESULTS = ROOT / "build" / "figures" / "ablation"
 TABLE = ROOT / "build" / "figures" / "ablation.md"
 DOC = ROOT / "docs" / "ranking.md"
 START, END = "<!-- ablation:start -->", "<!-- ablation:end -->"
+NUMBERS_MARKERS = ("<!-- ablation-numbers:start -->", "<!-- ablation-numbers:end -->")
 BASELINE = "baseline"  # the configuration of today's settings, what every row is compared with
 CREATE_ALIAS = "bash scripts/eval-bench.sh (it ingests the bench into evalbench and evalharbor)"
 # The code a search and its evaluation run: a result on disk of other code (or other settings) is asked again.
@@ -405,49 +406,61 @@ def verdict(results: dict[str, dict], base: dict[str, dict], expected: int) -> s
     return "candidate for removal"
 
 
-def table(results: dict[str, dict[str, dict]], evaluations: tuple[Evaluation, ...] = EVALUATIONS) -> str:
-    """The markdown table: today's P@1 first, then per heuristic its setting, off value, the P@1 change per
-    evaluation and its verdict; columns for the evaluations some result has."""
+def table(results: dict[str, dict[str, dict]], evaluations: tuple[Evaluation, ...] = EVALUATIONS,
+          rows: tuple[Heuristic, ...] = HEURISTICS) -> str:
+    """The markdown table of ``rows`` (the heuristics, or the tuned numbers): today's P@1 first, then per row its
+    setting or constant, off value, the P@1 change per evaluation and its verdict; columns for the evaluations
+    some result has."""
     base = results.get(BASELINE, {})
     columns = [e for e in evaluations if any(e.name in by_file for by_file in results.values())]
-    lines = ["| heuristic or tuned number | setting or constant: off | " + " | ".join(e.label for e in columns) + " | verdict |",
+    what, switched = ("heuristic", "setting: off") if rows is HEURISTICS else ("tuned number", "untuned")
+    lines = [f"| {what} | {switched} | " + " | ".join(e.label for e in columns) + " | verdict |",
              "|---|---|" + "---|" * len(columns) + "---|",
              "| today's P@1 (n) | | " + " | ".join(
                  f"{base[e.name]['report']['p_at_1']:.3f} ({base[e.name]['report']['n']})" if e.name in base else ""
                  for e in columns) + " | |"]
-    for h in (*HEURISTICS, *NUMBERS):
+    shown = [BASELINE]
+    for h in rows:
         mine = results.get(h.name, {})
         if not mine:
             continue
+        shown.append(h.name)
         cells = [change(mine[e.name], base[e.name]) if e.name in mine and e.name in base else "" for e in columns]
         lines.append(f"| {h.what} | `{h.path}`: {json.dumps(h.off)} | " + " | ".join(cells)
                      + f" | {verdict(mine, base, len(evaluations))} |")
-    seconds = sum(r["seconds"] for by_file in results.values() for r in by_file.values())
-    failed = sum(len(r["report"]["failed"]) for by_file in results.values() for r in by_file.values())
-    codes = {r.get("code") for by_file in results.values() for r in by_file.values()}
-    lines += ["", f"P@1 with the heuristic off (the number untuned) minus today's, by `scripts/ablation.py` "
-                  f"({time.strftime('%Y-%m-%d')}, {seconds / 60:.1f} minutes of searching). Columns: "
-                  + "; ".join(f"{e.label} = {e.name}" for e in columns) + "."
+    kept = [r for name in shown for r in results.get(name, {}).values()]
+    seconds = sum(r["seconds"] for r in kept)
+    failed = sum(len(r["report"]["failed"]) for r in kept)
+    codes = {r.get("code") for r in kept}
+    lines += ["", f"P@1 with the {'heuristic off' if rows is HEURISTICS else 'number untuned'} minus today's, by "
+                  f"`scripts/ablation.py` ({time.strftime('%Y-%m-%d')}, {seconds / 60:.1f} minutes of searching). "
+                  "Columns: " + "; ".join(f"{e.label} = {e.name}" for e in columns) + "."
               + (f" {failed} searches failed (\"!\"), counted as misses." if failed else "")
               + (f" Results of {len(codes)} versions of the code or settings: run again to ask the older anew."
                  if len(codes) > 1 else "")]
     return "\n".join(lines)
 
 
-def rewrite(doc: str, body: str) -> str:
-    """``doc`` with what stands between the ablation markers replaced by ``body``."""
-    return figures.rewrite(doc, body, START, END)
+def rewrite(doc: str, body: str, markers: tuple[str, str] = (START, END)) -> str:
+    """``doc`` with what stands between ``markers`` replaced by ``body``."""
+    return figures.rewrite(doc, body, *markers)
 
 
 def write_table(doc: Path = DOC, out: Path = TABLE, folder: Path = RESULTS) -> bool:
-    """The table from every result in ``folder`` into ``doc`` and ``out``; False when there is none yet."""
+    """Each table with a row on disk in ``folder`` into ``doc`` and ``out`` (a table with none keeps what the
+    document has); False when there is no result yet."""
     results = load_results(folder)
-    if not results:
+    parts = [(table(results, rows=rows), markers) for rows, markers in ((HEURISTICS, (START, END)),
+                                                                          (NUMBERS, NUMBERS_MARKERS))
+             if any(h.name in results for h in rows)]
+    if not parts:
         return False
-    body = table(results)
+    text = doc.read_text(encoding="utf-8")
+    for body, markers in parts:
+        text = rewrite(text, body, markers)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(body + "\n", encoding="utf-8")
-    doc.write_text(rewrite(doc.read_text(encoding="utf-8"), body), encoding="utf-8")
+    out.write_text("\n\n".join(body for body, _ in parts) + "\n", encoding="utf-8")
+    doc.write_text(text, encoding="utf-8")
     return True
 
 

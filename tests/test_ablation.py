@@ -133,7 +133,7 @@ def test_the_table_shows_todays_p_at_1_and_each_change_off_and_marks_failed_sear
                "sentence_weight": {talvik.name: result("sentence_weight", talvik, 36, value=0.0),
                                    de.name: result("sentence_weight", de, 36, failed=1, value=0.0)}}
     lines = ablation.table(results, (talvik, de)).splitlines()
-    assert lines[0] == "| heuristic or tuned number | setting or constant: off | talvik | talvik de | verdict |"
+    assert lines[0] == "| heuristic | setting: off | talvik | talvik de | verdict |"
     assert lines[2] == "| today's P@1 (n) | | 0.822 (45) | 0.800 (45) | |"
     assert lines[3] == "| the sentence stage | `search.sentence_weight`: 0.0 | -0.022 | 0! | candidate for removal |"
     assert "1 searches failed" in lines[-1] and "talvik = talvik-standalone" in lines[-1]
@@ -155,9 +155,27 @@ def test_the_table_goes_between_the_markers_of_the_document_and_into_its_own_fil
         ablation.rewrite("no markers", "table")
 
 
+def test_a_run_of_numbers_alone_rewrites_their_table_and_keeps_the_heuristics_one(tmp_path):
+    talvik = by_name("talvik-standalone")
+    folder = tmp_path / "ablation"
+    number = ablation.NUMBERS[0]
+    for config, value in (("baseline", None), (number.name, number.off)):
+        ablation.write_json(ablation.result_path(config, talvik, folder), result(config, talvik, 37, value=value))
+    doc, out = tmp_path / "ranking.md", tmp_path / "ablation.md"
+    start, end = ablation.NUMBERS_MARKERS
+    doc.write_text(f"{ablation.START}\nheuristics\n{ablation.END}\n{start}\nold\n{end}\n", encoding="utf-8")
+    assert ablation.write_table(doc, out, folder)
+    text = doc.read_text(encoding="utf-8")
+    assert "heuristics" in text and "old" not in text and out.read_text(encoding="utf-8") in text
+    assert f"| {number.what} | `{number.path}`: {number.off} | 0 | incomplete (1 of 14) |" in text
+    assert text.index(start) < text.index("| tuned number | untuned |") < text.index(end)
+
+
 def test_the_ranking_document_has_the_ablation_markers_under_their_heading():
     doc = (ROOT / "docs" / "ranking.md").read_text(encoding="utf-8")
     assert doc.count(ablation.START) == 1 and doc.count(ablation.END) == 1
+    start, end = ablation.NUMBERS_MARKERS
+    assert doc.index(ablation.END) < doc.index(start) < doc.index(end) < doc.index("## Evaluating")
     assert doc.index("## Ablation") < doc.index(ablation.START) < doc.index(ablation.END) < doc.index(
         "## Evaluating and explaining a miss")
 
