@@ -116,6 +116,13 @@ NUMBERS = (
     Heuristic("lexicon._COMPOUND_SENSES", 1, "translations of each part of a split compound combined"),
     Heuristic("spelling.COMPOUND_LOG_PROB", -14.0, "how rare a word is to be split as a compound (spelling's)"),
     Heuristic("spelling.MIN_SIMILARITY", 0.75, "the likeness a suggestion needs alone (a neighbour's)"),
+    Heuristic("spelling.NEIGHBOUR_SIMILARITY", 0.8, "the likeness a suggestion needs beside a neighbour (alone's)"),
+    Heuristic("spelling.KNOWN_WORD_LOG_PROB", 0.0, "how rare a word is to be checked for spelling (every word)"),
+    Heuristic("spelling.MIN_HEAD_CHARS", 1, "the letters a split compound's head has at least"),
+    Heuristic("spelling.MIN_JOINED_PART", 1, "the letters each part of a run-together word has at least"),
+    Heuristic("conversation.STANDALONE_TERMS", 1, "a follow-up's own terms for the embedder to read it alone"),
+    Heuristic("retrievers.TRANSLATION_DOUBT_FREE", 0.7, "a foreign question's word kept as written, weighed as a "
+              "translation"),
 )
 SECTIONS = ("search", "rerank")  # the sections of ``Settings`` whose fields a row may switch
 # Settings the Searcher ranks by that are no heuristic to switch off: how it runs, or a choice among methods.
@@ -141,7 +148,8 @@ NOT_TUNED = {
     "MERGE_SHARE": "MC-indexing's own", "WEIGHT_DECIMALS": "precision", "SCORE_DECIMALS": "precision",
     "CONFIDENCE_DECIMALS": "precision", "SNIPPET_WIDTH": "display", "MORE_SNIPPET_WIDTH": "display",
     "SNIPPET_LEAD": "display", "MIN_MARKED_CHARS": "display", "MAX_MORE": "display", "FACET_SIZE": "display",
-    "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
+    "MIN_WORD_CHARS": "the term suggester's default min_word_length",
+    "ONE_EDIT_MAX_CHARS": "Lucene's AUTO fuzziness", "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
     "BATCH_SIZE": "cost", "TIMEOUT": "LLM call", "MAX_TOKENS": "LLM call", "TEMPERATURE": "LLM call",
 }
 # Modules whose tuned numbers judge the first page (verdict) or choose the answer card: they never reorder pages.
@@ -195,9 +203,12 @@ def inventory() -> str:
     """The counts issue 47 caps, and what they count."""
     constants, settings = search_constants(), setting_fields()
     tuned = settings["numbers"] + settings["dormant"] + constants["ranking"] + constants["verdict_card"]
+    rowed = [p for p in tuned if p in {h.path for h in (*HEURISTICS, *NUMBERS)}]
     unclassified = [p for p in settings["switches"] if p not in NOT_HEURISTICS and p not in
                     {h.path for h in HEURISTICS}]
     lines = [f"tuned numbers: {len(tuned)} (issue 47: at most 40)",
+             f"  of them with an ablation row ({len(rowed)}: a heuristic's weight switched off, or a number untuned): "
+             f"{', '.join(rowed)}",
              f"  settings that rank ({len(settings['numbers'])}): {', '.join(settings['numbers'])}",
              f"  settings read by what is off today ({len(settings['dormant'])}): {', '.join(settings['dormant'])}",
              f"  search/ constants that rank ({len(constants['ranking'])}): {', '.join(constants['ranking'])}",

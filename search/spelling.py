@@ -52,7 +52,9 @@ from text.detect import word_log_prob
 from text.lemmas import Lemmatizer
 from text.stopwords import stopwords
 
-MIN_WORD_CHARS = 4  # a shorter word has too many one-edit neighbours ("limt": list, limit, lint) to choose from
+# The term suggester's own default min_word_length: a shorter word has too many one-edit neighbours ("limt": list,
+# limit, lint) to choose from.
+MIN_WORD_CHARS = 4
 # Log probability below which the language's word list counts a word rare. The lists (spacy-lookups-data) hold
 # common misspellings too, below about -14 ("adress" -14.1, "responce" -15.6, "interupt" -16.0), and real words
 # a corpus may lack above it ("attest" -13.5, "saturation" -13.1, "thailand" -12.4).
