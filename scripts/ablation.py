@@ -140,6 +140,7 @@ DORMANT = {"search.rrf_k": "fusion rrf", "search.summary_weight": "the summary v
 # Numeric constants of search/ that tune no ranking, verdict or card: caches, server limits, cost bounds, display.
 NOT_TUNED = {
     "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",
+    "TEXTS_KEPT": "cache",
     "MAX_DEPTH": "server limit", "KNN_MAX_K": "server limit", "LEAVES_COMPARED": "exact k-NN",
     "SENTENCES_COMPARED": "exact k-NN", "KNN_OVERSAMPLE": "cost (a short list is asked again)",
     "EVIDENCE_PER_HIT": "fetch depth", "CARD_PAGES_AHEAD": "cost", "UNIT_SENTENCES": "cost bound",

@@ -31,6 +31,7 @@ May import ``search.grouping``, ``search.query`` and ``text``.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -50,6 +51,9 @@ PREFIX_CHARS = 4
 # A term this long found inside a longer word is part of a compound ("urlaub" in "resturlaub"); shorter ones sit
 # inside unrelated words too often ("rate" in "separate").
 COMPOUND_PART_CHARS = 6
+# Texts whose words are kept (``text_words_of``): the evidence of the pages a few hundred searches judged, and the
+# words of their answer-card units, some tens of MB.
+TEXTS_KEPT = 4096
 # A term's weight is its rarity (minus its log probability in the language); the floor keeps a common content word
 # ("time", about -7) from counting for nothing beside a name no list knows (-19).
 MIN_TERM_WEIGHT = 5.0
@@ -149,6 +153,14 @@ class TextWords:
         return cls(exact, frozenset(w[:STEM_CHARS] for w in exact if len(w) >= STEM_CHARS),
                    "".join(" " + w for w in exact))
 
+    @classmethod
+    def union(cls, parts: Iterable[TextWords]) -> TextWords:
+        """The words of several texts together, as ``text_words_of`` finds them in the texts joined by lines (a
+        word never spans a line)."""
+        parts = list(parts)
+        return cls(frozenset().union(*(p.exact for p in parts)), frozenset().union(*(p.stems for p in parts)),
+                   "".join(p.joined for p in parts))
+
 
 def holds(spelling: str, text_words: TextWords) -> bool:
     """Whether a text of ``text_words`` writes ``spelling``: itself, a word of its stem, a word opening with it, a
@@ -162,9 +174,12 @@ def holds(spelling: str, text_words: TextWords) -> bool:
             or (len(spelling) >= COMPOUND_PART_CHARS and spelling in text_words.joined))
 
 
+@functools.lru_cache(maxsize=TEXTS_KEPT)
 def text_words_of(text: str) -> TextWords:
     """The folded words of a text, each code whole and by its parts ("ts-e4471", "ts", "e4471"): the question's
-    analysis splits a code at its hyphens and slashes, so either way of writing it is held."""
+    analysis splits a code at its hyphens and slashes, so either way of writing it is held. Kept per text
+    (``TEXTS_KEPT``): the same evidence and words come back search after search, and their fold is most of the
+    verdict's time."""
     # Each distinct word with a letter beyond ASCII folded once, not the text letter by letter (NFC first: a letter
     # and its accent written apart would split the word before the fold joins them).
     found = distinct_words(text if text.isascii() else unicodedata.normalize("NFC", text))
@@ -199,13 +214,14 @@ def weigh_unknown(terms: list[tuple[float, set[str]]], named: list[str], judged:
             for term, (weight, spellings) in zip(named, terms)]
 
 
-def group_text(found: Group) -> str:
-    """What a page's retrieved evidence says, with its title, headings and breadcrumb."""
+def group_words(found: Group) -> TextWords:
+    """The words of what a page's retrieved evidence says, with its title, headings and breadcrumb: each text's
+    words as kept (``text_words_of``), together."""
     src = found.items[0]["_source"]
-    parts = [src.get("title", ""), " ".join(src.get("breadcrumb", []) or [])]
+    parts = [f"{src.get('title', '')}\n{' '.join(src.get('breadcrumb', []) or [])}"]
     for item in found.items:
         parts += [" ".join(item["_source"].get("heading_path", []) or []), item["_source"].get("text", "")]
-    return "\n".join(parts)
+    return TextWords.union(text_words_of(part) for part in parts)
 
 
 def list_pages(ranked_lists: list[list[dict]]) -> list[list[str]]:
@@ -257,7 +273,7 @@ def judge_all(groups: list[Group], query: Query, ranked_lists: list[list[dict]],
     page 1) is judged once. With ``corpus_holds`` (which of some terms any evidence writes), the terms that no
     page writes weigh ``UNKNOWN_TERM_FACTOR`` times their rarity (``weigh_unknown``). A follow-up read with carried
     terms is judged through ``FOLLOW_UP_CALIBRATION``."""
-    text_words = {key: text_words_of(group_text(found)) for key, found in {id(g): g for g in groups}.items()}
+    text_words = {key: group_words(found) for key, found in {id(g): g for g in groups}.items()}
     terms, top_pages = question_terms(query), list_pages(ranked_lists)
     if corpus_holds is not None:
         terms = weigh_unknown(terms, term_names(query), list(text_words.values()), corpus_holds)
