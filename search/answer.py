@@ -42,7 +42,7 @@ from search.grouping import Group
 from search.query import words
 from search.schema import Answer
 from search.sentences import AskedUnits, unit_closeness, unit_query
-from search.verdict import STRONG, Judgement, coverage, fold
+from search.verdict import STRONG, Judgement, coverage, fold, holds_any
 from text.sentences import split_sentences
 from text.stopwords import stopwords
 
@@ -158,7 +158,7 @@ def added_words(unit: str, terms: list[tuple[float, set[str]]], lang: str, asked
         if word in stop:
             continue
         if word not in asked:
-            asked[word] = coverage(terms, word) > 0
+            asked[word] = holds_any(terms, word)
         added += not asked[word]
     return added
 

@@ -162,10 +162,16 @@ class TextWords:
                    "".join(p.joined for p in parts))
 
 
+@functools.lru_cache(maxsize=TEXTS_KEPT)
+def spelling_parts(spelling: str) -> tuple[str, ...]:
+    """The words of a spelling (``words``), kept: the same few spellings are asked of every text a search judges."""
+    return tuple(words(spelling))
+
+
 def holds(spelling: str, text_words: TextWords) -> bool:
     """Whether a text of ``text_words`` writes ``spelling``: itself, a word of its stem, a word opening with it, a
     compound holding it; every word of a translation of several words."""
-    parts = words(spelling)
+    parts = spelling_parts(spelling)
     if len(parts) > 1:
         return all(holds(part, text_words) for part in parts)
     return (spelling in text_words.exact
@@ -192,6 +198,15 @@ def text_words_of(text: str) -> TextWords:
 def coverage(terms: list[tuple[float, set[str]]], text: str) -> float:
     """The weighted share of ``terms`` that ``text`` holds (1.0 for a question without content terms)."""
     return coverage_of(terms, text_words_of(text))
+
+
+def holds_any(terms: list[tuple[float, set[str]]], text: str) -> bool:
+    """Whether ``text`` holds any of ``terms`` (``coverage`` above 0), asking no further once one is held; every
+    text does for a question without content terms."""
+    if not any(weight for weight, _ in terms):
+        return True
+    text_words = text_words_of(text)
+    return any(weight and any(holds(s, text_words) for s in spellings) for weight, spellings in terms)
 
 
 def coverage_of(terms: list[tuple[float, set[str]]], text_words: TextWords) -> float:
