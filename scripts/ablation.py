@@ -121,8 +121,8 @@ NUMBERS = (
     Heuristic("spelling.MIN_HEAD_CHARS", 1, "the letters a split compound's head has at least"),
     Heuristic("spelling.MIN_JOINED_PART", 1, "the letters each part of a run-together word has at least"),
     Heuristic("conversation.STANDALONE_TERMS", 1, "a follow-up's own terms for the embedder to read it alone"),
-    Heuristic("retrievers.TRANSLATION_DOUBT_FREE", 0.7, "a foreign question's word kept as written, weighed as a "
-              "translation"),
+    Heuristic("retrievers.TRANSLATION_DOUBT_FREE", SearchConfig().translation_boost,
+              "a foreign question's word kept as written, weighed as a translation"),
 )
 SECTIONS = ("search", "rerank")  # the sections of ``Settings`` whose fields a row may switch
 # Settings the Searcher ranks by that are no heuristic to switch off: how it runs, or a choice among methods.
@@ -149,8 +149,8 @@ NOT_TUNED = {
     "MERGE_SHARE": "MC-indexing's own", "WEIGHT_DECIMALS": "precision", "SCORE_DECIMALS": "precision",
     "CONFIDENCE_DECIMALS": "precision", "SNIPPET_WIDTH": "display", "MORE_SNIPPET_WIDTH": "display",
     "SNIPPET_LEAD": "display", "MIN_MARKED_CHARS": "display", "MAX_MORE": "display", "FACET_SIZE": "display",
-    "MIN_WORD_CHARS": "the term suggester's default min_word_length",
-    "ONE_EDIT_MAX_CHARS": "Lucene's AUTO fuzziness", "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
+    "MIN_WORD_CHARS": "the term suggester's default min_word_length", "ONE_EDIT_MAX_CHARS": "Lucene's AUTO fuzziness",
+    "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
     "BATCH_SIZE": "cost", "TIMEOUT": "LLM call", "MAX_TOKENS": "LLM call", "TEMPERATURE": "LLM call",
 }
 # Modules whose tuned numbers judge the first page (verdict) or choose the answer card: they never reorder pages.
@@ -482,7 +482,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the bench's folder (questions.jsonl, conversations.jsonl); its files are skipped when "
                              "missing (default ../shared/bench)")
     parser.add_argument("--only", help=f"heuristics to switch off and numbers to untune, comma separated "
-                        f"({BASELINE}: none, the baseline alone): " + ", ".join(h.name for h in (*HEURISTICS, *NUMBERS)))
+                        f"({BASELINE}: none, the baseline alone): "
+                        + ", ".join(h.name for h in (*HEURISTICS, *NUMBERS)))
     parser.add_argument("--files", help="evaluations whose name matches one of these globs, comma separated: "
                         + ", ".join(e.name for e in EVALUATIONS))
     parser.add_argument("--fresh", action="store_true", help="ask again what is selected, even if on disk")

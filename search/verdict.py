@@ -52,7 +52,7 @@ PREFIX_CHARS = 4
 # inside unrelated words too often ("rate" in "separate").
 COMPOUND_PART_CHARS = 6
 # Texts whose words are kept (``text_words_of``): the evidence of the pages a few hundred searches judged, and the
-# words of their answer-card units, some tens of MB.
+# words of their answer-card units, some tens of MB; as many spellings split (``spelling_parts``), far smaller.
 TEXTS_KEPT = 4096
 # A term's weight is its rarity (minus its log probability in the language); the floor keeps a common content word
 # ("time", about -7) from counting for nothing beside a name no list knows (-19).

@@ -73,7 +73,8 @@ def test_only_suggestions_alike_enough_are_taken():
     answer = {"suggest": {"w0": [{"text": "limt", "options": [{"text": "limit", "score": 0.75, "freq": 21}]}],
                           "w1": [{"text": "pasword", "options": [{"text": "password", "score": 0.86, "freq": 22},
                                                                  {"text": "passwords", "score": 0.71, "freq": 9}]}]}}
-    assert close_words(suggestions(answer, ["limt", "pasword"]), MIN_SIMILARITY) == {"limt": [], "pasword": ["password"]}
+    assert close_words(suggestions(answer, ["limt", "pasword"]), MIN_SIMILARITY) == {"limt": [],
+                                                                                      "pasword": ["password"]}
     assert 0.75 < MIN_SIMILARITY <= 0.86
 
 

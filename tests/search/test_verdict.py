@@ -4,7 +4,7 @@ from __future__ import annotations
 from search.grouping import Group
 from search.query import Query, ResolvedQuery
 from search.verdict import (CALIBRATION, FOLLOW_UP_CALIBRATION, NONE, STRONG, WEAK, TextWords, agreement, calibrated,
-                            coverage, holds, judge_all, question_terms, verdict_of)
+                            coverage, holds, holds_any, judge_all, question_terms, text_words_of, verdict_of)
 
 
 def query(text: str, lemmas: list[str], lang: str = "en", translated: dict | None = None,
@@ -28,6 +28,22 @@ def test_a_word_is_held_through_its_inflections_compounds_and_umlauts():
     assert holds("urlaub", text_words)  # inside the compound
     assert not holds("rate", TextWords.of({"separate"}))  # too short to be a compound's part
     assert not holds("release", TextWords.of({"relevant"}))
+
+
+def test_a_page_s_words_are_its_texts_words_together_as_if_read_as_one_text():
+    texts = ["Resturlaub verfällt", "TS-E4471 boot test", "Rate limit of the API"]
+    together, whole = TextWords.union(text_words_of(t) for t in texts), text_words_of("\n".join(texts))
+    assert (together.exact, together.stems) == (whole.exact, whole.stems)
+    for spelling in ("urlaub", "verfallen", "e4471", "limits", "rate", "separate", "boot test"):
+        assert holds(spelling, together) == holds(spelling, whole), spelling
+
+
+def test_a_word_holds_a_term_when_its_coverage_is_above_nothing():
+    asked = question_terms(query("who approved the quaymaster release", ["approve", "quaymaster", "release"]))
+    for word in ("quaymaster", "approved", "releases", "mira", "the"):
+        assert holds_any(asked, word) == (coverage(asked, word) > 0), word
+    assert holds_any(asked, "quaymaster") and not holds_any(asked, "mira")
+    assert holds_any([], "mira") and coverage([], "mira") == 1.0  # a question without content terms
 
 
 def test_a_missing_rare_name_costs_more_than_a_missing_common_word():
