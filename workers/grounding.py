@@ -30,10 +30,17 @@ MIN_RECORDS = 3  # fewer rows than this is a table that happens to have the colu
 
 
 def embedding_similarity(embedder: Embedder):
+    """The embedder's cosine of an anchor with each chunk, for ``ground``. Each text is embedded once per index
+    file: every anchor of a document is compared with that document's same chunks, which were otherwise embedded
+    again for each anchor (a text's vector is the same, up to rounding, whatever is embedded with it)."""
+    vectors: dict[str, list[float]] = {}
+
     def similarity(query: str, texts: list[str]) -> list[float]:
-        vectors = embedder.embed([query, *texts])
-        head = vectors[0]
-        return [sum(a * b for a, b in zip(head, v)) for v in vectors[1:]]
+        new = [text for text in dict.fromkeys([query, *texts]) if text not in vectors]
+        if new:
+            vectors.update(zip(new, embedder.embed(new)))
+        head = vectors[query]
+        return [sum(a * b for a, b in zip(head, vectors[text])) for text in texts]
 
     return similarity
 

@@ -99,3 +99,29 @@ def test_a_target_named_through_a_file_is_a_refusal_naming_it(tmp_path):
     with pytest.raises(ValueError) as refused:  # the part named as if it were a folder: not an OSError escaping
         inside(tmp_path, tmp_path, f"{PART}/inner.pdf")
     assert str(refused.value) == f"'{PART}/inner.pdf' cannot be looked at (Not a directory); not read"
+
+
+def test_each_text_is_embedded_once_per_index_file(settings):
+    """Every anchor of a document is compared with the same chunks: they are embedded once, and each anchor's
+    scores are those of embedding it with the chunks afresh."""
+    from core.embedding import Embedder
+    from workers.grounding import embedding_similarity
+
+    embedder = Embedder(settings.embedding)
+    asked: list[str] = []
+
+    class Counted:  # the real embedder, its texts counted
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            asked.extend(texts)
+            return embedder.embed(texts)
+
+    chunks = ["Leave is booked in Stundenwerk before it starts.",
+              "Every employee has a learning budget of EUR 1,500.",
+              "Reliability is the trustworthiness of a record as a statement of fact."]
+    similarity = embedding_similarity(Counted())
+    similarity("reliability of a record", chunks)
+    scores = similarity("learning budget", chunks)
+    assert sorted(asked) == sorted(["reliability of a record", "learning budget", *chunks])
+    head, *vectors = embedder.embed(["learning budget", *chunks])
+    assert scores == pytest.approx([sum(a * b for a, b in zip(head, v)) for v in vectors], abs=1e-6)
+    assert max(range(len(chunks)), key=scores.__getitem__) == 1
