@@ -84,6 +84,12 @@ EVALUATIONS: tuple[Evaluation, ...] = (
            "evalsets/talvik-conversations.de.jsonl", "t-conv de"),
     *_file("harborlane-de", f"{HARBOR}/harborlane-conversations.de.jsonl", "evalharbor", "evalsets/harborlane .de",
            "harbor de"),
+    # Words as people type them (typos, words run together, German compounds the pages write otherwise, verbs
+    # with a prefix, and plain controls), one file per organisation: the inputs the spelling stage's numbers guard.
+    *_file("typed-words", "evalsets/typed-words.jsonl", "evalbench", "evalsets/typed-words.jsonl (typed words)",
+           "typed", raw_and_completed=False),
+    *_file("harborlane-typed", f"{HARBOR}/harborlane-typed.jsonl", "evalharbor",
+           "evalsets/harborlane typed words", "harbor typed", raw_and_completed=False),
     # One organisation's questions asked of the other's index (evident eval leaves out any whose gold page that
     # index holds): no first page is right, and the verdict should say so.
     Evaluation("ooc-questions-on-harbor", "out of corpus: bench questions.jsonl asked of harborlane",

@@ -44,8 +44,8 @@ def test_the_ablation_asks_each_evaluation_with_a_column_and_its_questions_file_
     for e in ablation.EVALUATIONS:
         assert e.name in stems and e.label and not e.baseline and not e.out_of_corpus, e.name
         assert e.bench or (ROOT / e.path).is_file(), e.path
-    assert len({e.name for e in ablation.EVALUATIONS}) == len(ablation.EVALUATIONS) == 14
-    assert len({e.label for e in ablation.EVALUATIONS}) == 14  # one column each
+    assert len({e.name for e in ablation.EVALUATIONS}) == len(ablation.EVALUATIONS) == 16
+    assert len({e.label for e in ablation.EVALUATIONS}) == 16  # one column each
 
 
 def test_each_heuristic_is_a_setting_and_its_off_value_differs_from_today():
@@ -106,7 +106,7 @@ def test_only_and_files_select_and_a_name_that_selects_nothing_is_named():
     heuristics, evaluations = ablation.selected("sentence_weight", "talvik-standalone")
     assert [h.path for h in heuristics] == ["search.sentence_weight"]
     assert [e.name for e in evaluations] == ["talvik-standalone"]
-    assert len(ablation.selected(None, "harborlane-*")[1]) == 4
+    assert len(ablation.selected(None, "harborlane-*")[1]) == 5
     assert ablation.selected("baseline", None)[0] == []
     assert len(ablation.selected(None, None)[0]) == len(ablation.HEURISTICS) + len(ablation.NUMBERS)
     with pytest.raises(ValueError, match="no such heuristic.*sentence_weight"):
@@ -124,7 +124,7 @@ def test_a_heuristic_keeps_when_off_it_loses_on_two_question_files_not_on_raw_an
     two_files = {**one_file, talvik.name: result("x", talvik, 29)}
     assert ablation.verdict(two_files, base, 3) == "keeps"
     assert ablation.verdict({raw.name: result("x", raw, 29)}, base, 3) == "incomplete (1 of 3)"
-    assert "incomplete (3 of 14)" in ablation.table({"baseline": base, "twin_penalty": one_file})
+    assert "incomplete (3 of 16)" in ablation.table({"baseline": base, "twin_penalty": one_file})
 
 
 def test_the_table_shows_todays_p_at_1_and_each_change_off_and_marks_failed_searches():
@@ -167,7 +167,7 @@ def test_a_run_of_numbers_alone_rewrites_their_table_and_keeps_the_heuristics_on
     assert ablation.write_table(doc, out, folder)
     text = doc.read_text(encoding="utf-8")
     assert "heuristics" in text and "old" not in text and out.read_text(encoding="utf-8") in text
-    assert f"| {number.what} | `{number.path}`: {number.off} | 0 | incomplete (1 of 14) |" in text
+    assert f"| {number.what} | `{number.path}`: {number.off} | 0 | incomplete (1 of 16) |" in text
     assert text.index(start) < text.index("| tuned number | untuned |") < text.index(end)
 
 
