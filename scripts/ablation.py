@@ -98,7 +98,7 @@ HEURISTICS = (
     Heuristic("search.collapse_duplicates", False, "near-duplicate pages folded into one result"),
 )
 # Tuned numbers, each at the value it would have untuned: a field or a share unboosted (1), no fade-out (0), the
-# plain power (1), every word kept (1 letter), one rare-word threshold for spelling and compounds, one likeness.
+# plain power (1), every word or head kept (1 letter), every word checked for spelling, the suggester's likeness.
 # A constant is read when a search runs, so it is set on its module while its configuration is evaluated. The
 # numbers a word list's loading reads, and a limit's depth, have no untuned value and no row.
 NUMBERS = (
@@ -115,11 +115,9 @@ NUMBERS = (
     Heuristic("query._MIN_TERM_CHARS", 1, "the letters a searched word has at least"),
     Heuristic("lexicon._COMPOUND_SENSES", 1, "translations of each part of a split compound combined"),
     Heuristic("spelling.COMPOUND_LOG_PROB", -14.0, "how rare a word is to be split as a compound (spelling's)"),
-    Heuristic("spelling.MIN_SIMILARITY", 0.75, "the likeness a suggestion needs alone (a neighbour's)"),
-    Heuristic("spelling.NEIGHBOUR_SIMILARITY", 0.8, "the likeness a suggestion needs beside a neighbour (alone's)"),
+    Heuristic("spelling.MIN_SIMILARITY", 0.5, "the likeness a suggestion needs (the term suggester's default)"),
     Heuristic("spelling.KNOWN_WORD_LOG_PROB", 0.0, "how rare a word is to be checked for spelling (every word)"),
     Heuristic("spelling.MIN_HEAD_CHARS", 1, "the letters a split compound's head has at least"),
-    Heuristic("spelling.MIN_JOINED_PART", 1, "the letters each part of a run-together word has at least"),
     Heuristic("conversation.STANDALONE_TERMS", 1, "a follow-up's own terms for the embedder to read it alone"),
     Heuristic("retrievers.TRANSLATION_DOUBT_FREE", SearchConfig().translation_boost,
               "a foreign question's word kept as written, weighed as a translation"),

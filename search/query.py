@@ -18,7 +18,8 @@ from text.stopwords import stopwords
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
-# A one-letter word carries no topic ("a", "x"); a one-digit number may ("5").
+# A one-letter word carries no topic ("a", "x"); a one-digit number may ("5"). The pieces of "E-Bike" or
+# "Mitarbeitende(r)" would otherwise be terms no page holds, and lower the verdict's coverage of right answers.
 _MIN_TERM_CHARS = 2
 # OpenSearch refuses a query of more than 1,024 clauses, and BM25 makes one clause per searched field (9)
 # and word: a question's words (16 content words and their stop words, about 40 words), its lemmas, the

@@ -42,6 +42,7 @@ class CorpusWords:
         self.client = client
         self.index = index
         self._known: ExpiringCache[tuple[str, str, tuple[str, ...]], bool] = ExpiringCache(KNOWN_SECONDS, KNOWN_WORDS)
+        self._written: ExpiringCache[str, bool] = ExpiringCache(KNOWN_SECONDS, KNOWN_WORDS)
 
     def present(self, words: list[str], lang: str, principals: list[str]) -> set[str]:
         """The ``words`` that evidence of the corpus holds, as the caller (``principals``) may read it."""
@@ -54,6 +55,20 @@ class CorpusWords:
             found |= asked
             self._known.store({(w, lang, groups): w in asked for w in unknown})
         return found
+
+    def written(self, words: list[str]) -> set[str]:
+        """The ``words`` some evidence of the index writes as they are (lower-cased, not stemmed: the ``context``
+        field's tokens, by their term statistics alone). A stem is no word: the English analyzer reads both
+        "probation" and "probat" as "probat", so a phrase search of "probat on" holds where "probation" stands.
+        Read-only groups are not asked, so this can only rule a word out; ``present`` says whether the caller may
+        read it."""
+        known = self._written.fresh(words)
+        unknown = [w for w in dict.fromkeys(words) if w not in known]
+        if unknown:
+            kept = set(self._indexed(unknown, "context"))
+            self._written.store({w: w in kept for w in unknown})
+            known |= {w: w in kept for w in unknown}
+        return {w for w in words if known[w]}
 
     def _ask(self, words: list[str], lang: str, principals: list[str]) -> set[str]:
         """The ``words`` some evidence the caller may read holds: those whose every token the index holds

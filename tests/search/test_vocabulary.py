@@ -44,6 +44,12 @@ def test_words_no_evidence_holds_are_absent_among_words_it_holds(corpus_words):
     assert corpus_words.present(tried, "en", ["hr"]) == {"reimbursement", "business trip", "severance"}
 
 
+def test_a_word_written_is_one_the_pages_write_as_it_is_not_its_stem(corpus_words):
+    """The English analyzer reads "expense" and "expenses" alike; the page writes only "expenses"."""
+    assert corpus_words.present(["expense"], "en", []) == {"expense"}
+    assert corpus_words.written(["expense", "expenses", "trip", "zebrafish"]) == {"expenses", "trip"}
+
+
 def test_words_are_found_through_an_alias_of_several_indices(stores, settings, corpus_words):
     """Term statistics need one index; read through an alias over several, every word is searched."""
     alias = settings.opensearch.index_alias
