@@ -16,6 +16,8 @@ the corpus holds. The words not yet known are asked in two steps:
   page that holds it takes the search.
 
 Answers are kept per caller's read groups, because which words restricted pages hold is theirs to know.
+``written`` asks the first step alone, on the unstemmed ``context`` field: whether a word is written as it is,
+not only a word of its stem (spelling's run-together readings need words, "probat" is only a stem).
 """
 from __future__ import annotations
 
@@ -60,8 +62,8 @@ class CorpusWords:
         """The ``words`` some evidence of the index writes as they are (lower-cased, not stemmed: the ``context``
         field's tokens, by their term statistics alone). A stem is no word: the English analyzer reads both
         "probation" and "probat" as "probat", so a phrase search of "probat on" holds where "probation" stands.
-        Read-only groups are not asked, so this can only rule a word out; ``present`` says whether the caller may
-        read it."""
+        The term statistics count every evidence, restricted ones too, so this can only rule a word out and is
+        kept for every caller alike; ``present`` says whether the caller may read it."""
         known = self._written.fresh(words)
         unknown = [w for w in dict.fromkeys(words) if w not in known]
         if unknown:
