@@ -6,9 +6,7 @@ have untuned (``NUMBERS``); each cell is what P@1 of one evaluation of ``scripts
 is off. Its verdict is "keeps" when switching it off loses at least one question on two different question files
 (raw and completed of one file are one file), else "candidate for removal".
 
-It also counts what issue 47 caps (at most 40 tuned numbers and 15 heuristics in ``search/`` and the search
-settings): the numeric settings the Searcher ranks by, the tuning constants of ``search/*.py`` (the limits, caches
-and display widths named in ``NOT_TUNED`` apart), and the switchable heuristics of ``HEURISTICS``.
+What issue 47 caps (tuned numbers and heuristics) is counted by ``scripts/inventory.py``.
 
 The models load once: every configuration's Searcher shares the embedders, lemmatizer and word list of the first
 (``dataclasses.replace`` on the settings, as ``evident.evaluation.searcher_on`` does for an index). Each
@@ -21,12 +19,11 @@ minutes; the baseline and 15 heuristics under an hour): pick a subset with ``--o
 the baseline only) and ``--files``.
 
     .venv/bin/python scripts/ablation.py [--bench ../shared/bench] [--only NAME,...] [--files GLOB,...]
-                                         [--fresh] [--inventory]
+                                         [--fresh]
 """
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import fnmatch
 import hashlib
@@ -41,7 +38,7 @@ from typing import Iterator
 
 from core.embedding import limit_native_threads
 from core.settings import PROJECT_ROOT as ROOT
-from core.settings import RerankConfig, SearchConfig, Settings, load_settings
+from core.settings import SearchConfig, Settings, load_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, evaluations.py beside it, however loaded
 import figures  # noqa: E402 - scripts/figures.py: the markers' rewrite
@@ -123,102 +120,6 @@ NUMBERS = (
               "a foreign question's word kept as written, weighed as a translation"),
 )
 SECTIONS = ("search", "rerank")  # the sections of ``Settings`` whose fields a row may switch
-# Settings the Searcher ranks by that are no heuristic to switch off: how it runs, or a choice among methods.
-NOT_HEURISTICS = {"search.server_side": "the same fusion inside OpenSearch", "search.mode": "a choice of method",
-                  "search.fusion": "a choice of method", "search.views": "the views; each view's weight is a row",
-                  "search.group": "pages are what is judged", "search.corpus_language": "no off value",
-                  "rerank.model": "the optional reranker: no model by default, so nothing to switch off",
-                  "rerank.device": "where the reranker runs"}
-# Numeric settings read only by a method or view today's settings do not use.
-DORMANT = {"search.rrf_k": "fusion rrf", "search.summary_weight": "the summary view",
-           "search.keywords_weight": "the keywords view", "rerank.top_n": "a reranker model",
-           "rerank.weight": "a reranker model", "search.multilingual_weight": "the multilingual stage, off",
-           "search.multilingual_pages": "the multilingual stage, off",
-           "search.cross_lingual_weight": "the multilingual stage's model, off with it"}
-# Numeric constants of search/ that tune no ranking, verdict or card: caches, server limits, cost bounds, display.
-NOT_TUNED = {
-    "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",
-    "TEXTS_KEPT": "cache",
-    "MAX_DEPTH": "server limit", "KNN_MAX_K": "server limit", "LEAVES_COMPARED": "exact k-NN",
-    "SENTENCES_COMPARED": "exact k-NN", "KNN_OVERSAMPLE": "cost (a short list is asked again)",
-    "EVIDENCE_PER_HIT": "fetch depth", "CARD_PAGES_AHEAD": "cost", "UNIT_SENTENCES": "cost bound",
-    "MAX_QUERY_TERMS": "clause limit", "MAX_TRANSLATED_WORDS": "clause limit", "MAX_CHECKED_WORDS": "cost bound",
-    "MAX_JOINED_WORDS": "cost bound", "MAX_JOINED_CHARS": "cost bound", "SUGGESTIONS": "cost bound",
-    "MERGE_SHARE": "MC-indexing's own", "WEIGHT_DECIMALS": "precision", "SCORE_DECIMALS": "precision",
-    "CONFIDENCE_DECIMALS": "precision", "SNIPPET_WIDTH": "display", "MORE_SNIPPET_WIDTH": "display",
-    "SNIPPET_LEAD": "display", "MIN_MARKED_CHARS": "display", "MAX_MORE": "display", "FACET_SIZE": "display",
-    "MIN_WORD_CHARS": "the term suggester's default min_word_length", "ONE_EDIT_MAX_CHARS": "Lucene's AUTO fuzziness",
-    "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
-    "BATCH_SIZE": "cost", "TIMEOUT": "LLM call", "MAX_TOKENS": "LLM call", "TEMPERATURE": "LLM call",
-}
-# Modules whose tuned numbers judge the first page (verdict) or choose the answer card: they never reorder pages.
-NO_REORDER_MODULES = ("verdict", "answer")
-
-
-# -- inventory --------------------------------------------------------------------------------------------------
-def _numeric(node: ast.AST) -> bool:
-    """A literal number, a negative one, a Fraction(...) of them, or a tuple of these."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return _numeric(node.operand)
-    if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Fraction":
-        return all(_numeric(arg) for arg in node.args)
-    if isinstance(node, ast.Tuple):
-        return bool(node.elts) and all(_numeric(e) for e in node.elts)
-    return False
-
-
-def search_constants(folder: Path = ROOT / "search") -> dict[str, list[str]]:
-    """The module-level numeric constants of ``folder``'s modules, as module.NAME, sorted into ``ranking`` (they
-    can move a page), ``verdict_card`` (``NO_REORDER_MODULES``) and ``not_tuned`` (``NOT_TUNED``)."""
-    found: dict[str, list[str]] = {"ranking": [], "verdict_card": [], "not_tuned": []}
-    for path in sorted(folder.glob("*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else (
-                node.target if isinstance(node, ast.AnnAssign) and node.value is not None else None)
-            if not isinstance(target, ast.Name) or not target.id.lstrip("_").isupper() or not _numeric(node.value):
-                continue
-            kind = ("not_tuned" if target.id in NOT_TUNED else
-                    "verdict_card" if path.stem in NO_REORDER_MODULES else "ranking")
-            found[kind].append(f"{path.stem}.{target.id}")
-    return found
-
-
-def setting_fields() -> dict[str, list[str]]:
-    """The ranking settings (``SearchConfig``, ``RerankConfig``) as section.field, sorted into ``numbers``
-    (tuned numbers: int, float or a tuple of them), ``dormant`` (``DORMANT``) and ``switches`` (the rest)."""
-    out: dict[str, list[str]] = {"numbers": [], "dormant": [], "switches": []}
-    for section, config in (("search", SearchConfig()), ("rerank", RerankConfig())):
-        for f in dataclasses.fields(config):
-            value, path = getattr(config, f.name), f"{section}.{f.name}"
-            number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
-                isinstance(value, tuple) and bool(value) and all(isinstance(v, (int, float)) for v in value))
-            out["dormant" if path in DORMANT else "numbers" if number else "switches"].append(path)
-    return out
-
-
-def inventory() -> str:
-    """The counts issue 47 caps, and what they count."""
-    constants, settings = search_constants(), setting_fields()
-    tuned = settings["numbers"] + settings["dormant"] + constants["ranking"] + constants["verdict_card"]
-    rowed = [p for p in tuned if p in {h.path for h in (*HEURISTICS, *NUMBERS)}]
-    unclassified = [p for p in settings["switches"] if p not in NOT_HEURISTICS and p not in
-                    {h.path for h in HEURISTICS}]
-    lines = [f"tuned numbers: {len(tuned)} (issue 47: at most 40)",
-             f"  of them with an ablation row ({len(rowed)}: a heuristic's weight switched off, or a number untuned): "
-             f"{', '.join(rowed)}",
-             f"  settings that rank ({len(settings['numbers'])}): {', '.join(settings['numbers'])}",
-             f"  settings read by what is off today ({len(settings['dormant'])}): {', '.join(settings['dormant'])}",
-             f"  search/ constants that rank ({len(constants['ranking'])}): {', '.join(constants['ranking'])}",
-             f"  search/ constants of the verdict and the card, never reordering ({len(constants['verdict_card'])}):"
-             f" {', '.join(constants['verdict_card'])}",
-             f"  not counted, limits and display ({len(constants['not_tuned'])}): {', '.join(constants['not_tuned'])}",
-             f"heuristics switched off by a setting: {len(HEURISTICS)} (issue 47: at most 15)",
-             *(f"  {h.path} = {h.off!r}: {h.what}" for h in HEURISTICS)]
-    if unclassified:
-        lines.append(f"settings neither a heuristic nor listed in NOT_HEURISTICS: {', '.join(unclassified)}")
-    return "\n".join(lines)
 
 
 # -- configurations and runs -----------------------------------------------------------------------------------
@@ -485,11 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", help="evaluations whose name matches one of these globs, comma separated: "
                         + ", ".join(e.name for e in EVALUATIONS))
     parser.add_argument("--fresh", action="store_true", help="ask again what is selected, even if on disk")
-    parser.add_argument("--inventory", action="store_true", help="print the counts and stop")
     args = parser.parse_args(argv)
-    print(inventory(), file=sys.stderr)
-    if args.inventory:
-        return 0
     try:
         heuristics, evaluations = selected(args.only, args.files)
     except ValueError as exc:

@@ -50,10 +50,10 @@ log = logging.getLogger(__name__)
 
 CARD_EVIDENCE = 5  # the first page's evidence searched for the unit: the page's best; lower ones rarely answer
 CARD_MAX_CHARS = 400  # about five lines of the card: longer is a paragraph, not an answer
-# The score's parts, in units of closeness (the embedder's score, about 0.6 to 0.95 for a page's sentences), fitted
-# on the tune halves of the bench's question files (``evident eval --split tune``): a unit holding the whole question
-# gains 0.75, one adding ``ADDED_WORDS`` words 0.2, one a tenth of closeness behind the page's closest loses 0.1.
-CLOSENESS_WEIGHT = 1.0
+# The score is in units of closeness (the embedder's score, about 0.6 to 0.95 for a page's sentences): a unit a tenth
+# of closeness behind the page's closest loses 0.1. Its other parts, fitted on the tune halves of the bench's
+# question files (``evident eval --split tune``): a unit holding the whole question gains 0.75, one adding
+# ``ADDED_WORDS`` words 0.2.
 COVERAGE_WEIGHT = 0.75
 ADDED_WEIGHT = 0.2
 # Content words a unit adds beyond the question that count in full: an answer adds a value or a name, a few words;
@@ -197,8 +197,7 @@ def scored(found: Group, terms: list[tuple[float, set[str]]],
             behind = closest - unit.closeness
         else:  # without any vector (a search without k-NN) no unit is behind
             behind = UNEMBEDDED_GAP if embedded else 0.0
-        score = (COVERAGE_WEIGHT * unit.held + ADDED_WEIGHT * min(unit.added, ADDED_WORDS) / ADDED_WORDS
-                 - CLOSENESS_WEIGHT * behind)
+        score = COVERAGE_WEIGHT * unit.held + ADDED_WEIGHT * min(unit.added, ADDED_WORDS) / ADDED_WORDS - behind
         out.append((score, unit))
     return sorted(out, key=lambda pair: -pair[0])
 

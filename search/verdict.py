@@ -54,9 +54,6 @@ COMPOUND_PART_CHARS = 6
 # Texts whose words are kept (``text_words_of``): the evidence of the pages a few hundred searches judged, and the
 # words of their answer-card units, some tens of MB; as many spellings split (``spelling_parts``), far smaller.
 TEXTS_KEPT = 4096
-# A term's weight is its rarity (minus its log probability in the language); the floor keeps a common content word
-# ("time", about -7) from counting for nothing beside a name no list knows (-19).
-MIN_TERM_WEIGHT = 5.0
 # A term of the question's own that the corpus writes nowhere (another organisation's name, a product this one never
 # wrote about) weighs this many times its rarity: it says the question is not about this corpus, where a missing
 # common word says only that the page words it otherwise. Twice to five times told out-of-corpus questions from
@@ -122,9 +119,11 @@ def follows_conversation(query: Query) -> bool:
     return bool(query.resolved.carried)
 
 
-def question_terms(query: Query, carried_share: float = CARRIED_TERM_SHARE) -> list[tuple[float, set[str]]]:
+def question_terms(query: Query, carried_share: float | None = None) -> list[tuple[float, set[str]]]:
     """The question's content terms (``term_names``) as (weight, the spellings that count as holding it): the
-    term and its translations; the terms carried from earlier turns at ``carried_share`` of their weight."""
+    term and its translations; the terms carried from earlier turns at ``carried_share`` of their weight
+    (``CARRIED_TERM_SHARE`` without one, read when the question is judged)."""
+    carried_share = CARRIED_TERM_SHARE if carried_share is None else carried_share
     translated: dict[str, set[str]] = {}
     for by_term in query.translated.values():
         for term, found in by_term.items():
@@ -136,7 +135,9 @@ def question_terms(query: Query, carried_share: float = CARRIED_TERM_SHARE) -> l
 
 
 def rarity(term: str, lang: str) -> float:
-    return max(MIN_TERM_WEIGHT, -word_log_prob(term, lang))
+    """A term's weight: minus its log probability in the language, so "Quaymaster" (about -19) counts for more than
+    "time" (about -7); a word the word list lacks is as rare as the list's rarest (``word_log_prob``)."""
+    return -word_log_prob(term, lang)
 
 
 @dataclass(frozen=True)

@@ -1,29 +1,17 @@
-"""scripts/ablation.py: its inventory, its selection of heuristics and files, its table and verdicts. Pure: no
+"""scripts/ablation.py: its selection of heuristics and files, its table and verdicts. Pure: no
 OpenSearch, no model (the runs themselves are the script's to do, on the lead's machine)."""
 from __future__ import annotations
 
-import dataclasses
-import importlib.util
 import json
-import re
-import sys
 
 import pytest
 
 from core.settings import PROJECT_ROOT as ROOT
-from core.settings import SearchConfig, Settings
+from core.settings import Settings
+from tests.script_modules import load_script
 
 
-def _load(name: str):
-    """A script as a module, registered (its dataclasses look their module up) under a name of its own."""
-    spec = importlib.util.spec_from_file_location(f"scripts_{name}", ROOT / "scripts" / f"{name}.py")
-    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ablation, figures = _load("ablation"), _load("figures")
-TODAY = SearchConfig()
+ablation, figures = load_script("ablation"), load_script("figures")
 
 
 def result(config: str, evaluation, right: int, n: int = 45, failed: int = 0, value=None) -> dict:
@@ -56,50 +44,6 @@ def test_each_heuristic_is_a_setting_and_its_off_value_differs_from_today():
         off = getattr(getattr(ablation.configured(settings, h), section), name)
         assert off == h.off != today, h.path
         assert getattr(getattr(settings, section), name) == today  # the settings given are not changed
-
-
-def test_each_number_row_is_a_tuned_number_and_its_untuned_value_holds_only_while_its_row_runs():
-    """A row names a tuned number the inventory counts (a ranking setting or a ranking constant of search/), its
-    untuned value differs from today's, and a constant's is set on its module only inside ``patched``."""
-    import importlib
-
-    tuned = set(ablation.setting_fields()["numbers"]) | set(ablation.search_constants()["ranking"])
-    for number in ablation.NUMBERS:
-        assert number.path in tuned, number.path
-        owner, name = number.path.split(".")
-        if number.is_setting:
-            assert getattr(ablation.configured(Settings(), number).search, name) == number.off
-            assert getattr(TODAY, name) != number.off
-            continue
-        module = importlib.import_module(f"search.{owner}")
-        today = getattr(module, name)
-        assert today != number.off and ablation.configured(Settings(), number) == Settings()
-        with ablation.patched(number):
-            assert getattr(module, name) == number.off
-        assert getattr(module, name) == today, number.path
-
-
-def test_every_switch_of_the_ranking_settings_is_a_heuristic_or_says_why_not():
-    switches = ablation.setting_fields()["switches"]
-    heuristics = {h.path for h in ablation.HEURISTICS}
-    assert set(switches) <= heuristics | set(ablation.NOT_HEURISTICS)
-    assert set(ablation.DORMANT) <= {f"search.{f.name}" for f in dataclasses.fields(TODAY)} | {
-        "rerank.top_n", "rerank.weight"}
-
-
-def test_the_inventory_counts_constants_that_rank_apart_from_limits_and_the_verdicts(tmp_path):
-    (tmp_path / "priors.py").write_text("TWIN = 0.5\n_SHARE = -2\nNAME = 'x'\nFLAG = True\nLIMIT = 10_000\n"
-                                        "def f():\n    INNER = 3\n", encoding="utf-8")
-    (tmp_path / "verdict.py").write_text("CALIBRATION: tuple = ((0.0, 0.1), (0.5, 0.9))\n", encoding="utf-8")
-    ablation.NOT_TUNED["LIMIT"] = "test"
-    try:
-        found = ablation.search_constants(tmp_path)
-    finally:
-        del ablation.NOT_TUNED["LIMIT"]
-    assert found == {"ranking": ["priors.TWIN", "priors._SHARE"], "verdict_card": ["verdict.CALIBRATION"],
-                     "not_tuned": ["priors.LIMIT"]}
-    counts = ablation.inventory()
-    assert re.search(r"^tuned numbers: \d+", counts, re.M) and "heuristics switched off by a setting: " in counts
 
 
 def test_only_and_files_select_and_a_name_that_selects_nothing_is_named():

@@ -53,7 +53,8 @@ def test_imports_point_down(path: Path):
     assert not upward, f"{path.relative_to(ROOT)} imports {sorted(upward)}, above or beside {package}/"
 
 
-@pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
+@pytest.mark.parametrize("path", [*source_files(), *sorted((ROOT / "scripts").glob("*.py"))],
+                         ids=lambda p: str(p.relative_to(ROOT)))
 def test_file_and_function_size(path: Path):
     text = path.read_text()
     assert text.count("\n") <= MAX_FILE_LINES, f"{path.relative_to(ROOT)} has {text.count(chr(10))} lines"
