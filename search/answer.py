@@ -25,7 +25,7 @@ the sentence that names the value together with the one before it (what it is ab
 condition, the next step); the card shows the unit in bold within them, as a featured snippet does.
 
 May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.grouping``, ``search.query``,
-``search.sentences``, ``search.verdict`` and ``text``.
+``search.present`` (a row's text), ``search.sentences``, ``search.verdict`` and ``text``.
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from opensearchpy.exceptions import OpenSearchException
 from core.urls import safe_link
 from ingest import evidence as kinds
 from search.grouping import Group
+from search.present import row_text
 from search.query import words
 from search.schema import Answer
 from search.sentences import AskedUnits, unit_closeness, unit_query
@@ -81,8 +82,6 @@ CARD_KINDS = {kinds.TABLE_ROW: "table_row", kinds.TERM: "definition", kinds.PASS
               kinds.PANEL: "sentence", kinds.PDF_PAGE: "sentence", kinds.LIST: "list_item",
               kinds.PAGE_FACTS: "page_fact"}
 WHOLE_KINDS = {kinds.TABLE_ROW, kinds.TERM}  # shown whole, never split into sentences
-_ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
-_ROW_PAIR = re.compile(r"^(.+?) is (.+)$", re.DOTALL)  # "Machine is Orbis EdgeBox E3"
 _LIST_MARK = re.compile(r"^(?:[-*•]|\[[ xX]\]|\d+[.)])\s+")  # a list item's bullet, number or task box
 
 
@@ -95,17 +94,6 @@ class Unit:
     closeness: float | None  # None: the sentence view has no vector for it
     held: float  # the question's coverage by the unit with title and headings
     added: int  # content words the question does not hold
-
-
-def row_text(text: str) -> str:
-    """A table row as its header and values: "Row 3 in Table 1: Machine is X, and BIOS is Y" ->
-    "Machine: X · BIOS: Y"."""
-    pairs = _ROW_PREFIX.sub("", text).rstrip(".").split(", and ")
-    shown = []
-    for pair in pairs:
-        named = _ROW_PAIR.match(pair)
-        shown.append(f"{named.group(1)}: {named.group(2)}" if named else pair)
-    return " · ".join(shown)
 
 
 def shown_text(kind: str, unit: str) -> str:

@@ -1,5 +1,9 @@
 """Presentation: hits with marked snippets and a page's other evidence, facets, and the page of hits asked for.
 
+A table row reads as its header and values ("Machine: Orbis EdgeBox E3 · BIOS: E3.24"), in a hit's snippet as
+in the answer card, and a whole table row by row, not as the sentences ingest wrote for the index ("Table 1
+columns: Machine, BIOS. Row 3 in Table 1: Machine is …").
+
 A hit's link is only ever one ingest would index today (``core.urls.safe_link``): a page an older index or a
 faulty source holds under a ``javascript:`` URL, a relative path or a URL with credentials is listed without
 its link, so no client has to be trusted to refuse it.
@@ -27,6 +31,9 @@ _REPEATING_KINDS = (kinds.PAGE, kinds.SECTION, kinds.PAGE_FACTS)
 SCORE_DECIMALS = 6  # scores are shown, and hits ordered, at this precision
 FACET_FIELDS = ("space", "kind", "lang", "author")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
+_ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
+_ROW_PAIR = re.compile(r"^(.+?) is (.+)$", re.DOTALL)  # "Machine is Orbis EdgeBox E3"
+_ROW_OPENING = re.compile(r"Row \d+ in Table \d+:\s*")  # where each row of a whole table's text begins
 
 
 def facet_counts(ranked: list[Group]) -> dict:
@@ -77,6 +84,31 @@ def snippet(text: str, terms: set[str], width: int = SNIPPET_WIDTH) -> str:
     return html.escape(prefix) + "".join(parts) + html.escape(suffix)
 
 
+def row_text(text: str) -> str:
+    """A table row as its header and values: "Row 3 in Table 1: Machine is X, and BIOS is Y" ->
+    "Machine: X · BIOS: Y"."""
+    pairs = []
+    for pair in _ROW_PREFIX.sub("", text).rstrip(".").split(", and "):
+        named = _ROW_PAIR.match(pair)
+        pairs.append(f"{named.group(1)}: {named.group(2)}" if named else pair)
+    return " · ".join(pairs)
+
+
+def table_text(text: str) -> str:
+    """A whole table as its rows' headers and values, row after row ("Model: S2 · Firmware: 3.2.1; Model: S3 ·
+    …"): the line naming its columns says nothing the rows do not; a table without rows as written."""
+    rows = [row_text(part.strip()) for part in _ROW_OPENING.split(text)[1:] if part.strip()]
+    return "; ".join(rows) if rows else text
+
+
+def display_text(src: dict) -> str:
+    """An evidence's text as a reader is shown it: a table row, or a whole table row by row, as headers and
+    values (``row_text``), the rest as written."""
+    text = src.get("text", "")
+    kind = src.get("kind")
+    return row_text(text) if kind == kinds.TABLE_ROW else table_text(text) if kind == kinds.TABLE else text
+
+
 def kind_label(src: dict) -> str:
     """The evidence's kind in words ("Table row", "PDF page 3"); an unknown kind as it is named."""
     kind = src.get("kind", "")
@@ -88,7 +120,7 @@ def to_hit(item: dict, score: float, terms: set[str], files_base_url: str = "") 
     src = item["_source"]
     return Hit(url=safe_link(src["url"], files_base_url), title=src.get("title", ""),
                heading_path=src.get("heading_path", []),
-               kind=src.get("kind", ""), label=kind_label(src), snippet=snippet(src.get("text", ""), terms),
+               kind=src.get("kind", ""), label=kind_label(src), snippet=snippet(display_text(src), terms),
                score=round(score, SCORE_DECIMALS), doc_id=src.get("doc_id", ""),
                evidence_id=src.get("id", item["_id"]), space=src.get("space", ""), lang=src.get("lang", ""),
                breadcrumb=src.get("breadcrumb", []), updated=src.get("updated", ""), author=src.get("author", ""))
@@ -103,7 +135,7 @@ def group_hit(group: Group, terms: set[str], files_base_url: str = "") -> Hit:
         src = it["_source"]
         if src.get("kind") in _REPEATING_KINDS or len(hit.more) == MAX_MORE:
             continue
-        text = snippet(src.get("text", ""), terms, MORE_SNIPPET_WIDTH)
+        text = snippet(display_text(src), terms, MORE_SNIPPET_WIDTH)
         if text not in shown:
             shown.add(text)
             hit.more.append({"kind": src.get("kind"), "label": kind_label(src),

@@ -141,7 +141,7 @@ async function run({page = 1, question = false} = {}) {
   } else {
     const expanded = Object.entries(data.acronyms || {}).map(([typed, meant]) => `${meant} (for ${typed})`).join(", ");
     total = data.total; shown = data.hits.length;
-    byId("meta").textContent = `${data.total} pages · ${data.took_ms} ms`
+    byId("meta").textContent = `${data.total} page${data.total === 1 ? "" : "s"} · ${data.took_ms} ms`
       + (expanded ? ` · also searched for: ${expanded}` : "")
       + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "");
     renderSuggestion(data);

@@ -221,7 +221,7 @@
     const plural = earlier.length > 1 ? "s" : "";
     const following = earlier.length ? ` · following ${earlier.length} earlier question${plural}` : "";
     const spelling = [...Object.values(data.spelling || {}), ...Object.values(data.acronyms || {})].join(", ");
-    status.textContent = (data.total ? `${data.total} pages` : "No results.") + following
+    status.textContent = (data.total ? `${data.total} page${data.total === 1 ? "" : "s"}` : "No results.") + following
       + (spelling ? ` · also searched for: ${spelling}` : "")
       + (data.warnings.length ? ` · ${data.warnings[0]}` : "");
     status.title = data.resolved_query !== data.query ? `searched for: ${data.resolved_query}` : "";

@@ -102,6 +102,7 @@ def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_
     shown = opened(page, f"{served}/?q=TideSense&space=HR&date_from=2025-01-01")
     assert shown["hits"] and all(h["facts"].startswith("HR · ") for h in shown["hits"]), shown["hits"]
     assert "space=HR" in shown["ticked"]
+    assert shown["meta"].startswith(f"{len(shown['hits'])} page{'' if len(shown['hits']) == 1 else 's'} · ")
     assert page.evaluate("document.querySelector('#filters input[name=date_from]').value") == "2025-01-01"
     page.screenshot("search-filters.png", whole_page=True)
     page.click("#filters input[name=space][value=HR]")  # the filter taken off: every space again, in the address

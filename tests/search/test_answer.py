@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from opensearchpy import exceptions
 
-from search.answer import CARD_CARRIED_SHARE, answer_card, closeness_of, row_text
+from search.answer import CARD_CARRIED_SHARE, answer_card, closeness_of
+from search.present import row_text
 from search.grouping import Group
 from search.sentences import AskedUnits
 from search.verdict import NONE, STRONG, Judgement, question_terms

@@ -59,6 +59,19 @@ def test_a_hit_names_its_kind_in_words_with_its_page_and_says_when_and_by_whom_i
     assert facts.label == "Page details" and facts.updated == facts.author == ""
 
 
+def test_a_table_row_and_a_whole_table_read_as_headers_and_values_in_the_hit_and_beneath_it():
+    """As the answer card shows it, not as the sentence written for the index ("Row 2 in Table 1: … is …")."""
+    row = _evidence("1", "table_row", "Row 2 in Table 1: Severity is SEV-1, and Response time is 15 minutes", 0.9)
+    other = _evidence("2", "table_row", "Row 3 in Table 1: Severity is SEV-2, and Response time is 1 hour", 0.5)
+    (hit,) = hits([Group([row, other], 1.0)], {"response"})
+    assert hit.snippet == "Severity: SEV-1 · <mark>Response</mark> time: 15 minutes"
+    assert [m["snippet"] for m in hit.more] == ["Severity: SEV-2 · <mark>Response</mark> time: 1 hour"]
+    table = _evidence("3", "table", "Table 1 columns: Severity, Response time. Row 1 in Table 1: Severity is SEV-1, "
+                      "and Response time is 15 minutes. Row 2 in Table 1: Severity is SEV-2.", 0.9)
+    (hit,) = hits([Group([table], 1.0)], set())
+    assert hit.snippet == "Severity: SEV-1 · Response time: 15 minutes; Severity: SEV-2"
+
+
 def test_hits_are_ordered_by_score_and_paged():
     ranked = hits([Group([_evidence("1", "passage", "a", 0.1)], 0.1),
                    Group([_evidence("2", "passage", "b", 0.2)], 0.2)], set())
