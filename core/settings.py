@@ -136,11 +136,6 @@ PageGrouping = Literal["page", "none"]
 AuthMode = Literal["none", "jwt", "signed-header"]
 
 
-# The multilingual stage's weight when it is turned on (``SearchConfig.multilingual_weight``, off by default):
-# simulated on every file's dumped rankings (2026-11-29), 0.2 to 0.4 gained the same turns of the files tuned on; on
-# fresh ingests 0.3 lost a near tie of questions.jsonl raw and 0.2 lost nothing.
-MULTILINGUAL_WEIGHT_ON = 0.2
-
 
 @dataclass
 class SearchConfig:
@@ -156,13 +151,11 @@ class SearchConfig:
     candidates: int = 30
     # Dense views searched. Measured on the bench: the summary view lowered P@1 at every weight tried.
     views: tuple[str, ...] = ("context",)
-    # Weight of each ranked list in the fusion: "bm25" and one per dense view (chosen by measurement:
-    # equal weights 0.67 P@1 on the bench, BM25 1 / context 0.3 0.89). Again under min-max, 2026-11-25: context 0.4
-    # gained one question on questions.jsonl raw and nothing else, 0.5 lost 0.014 on conversations raw.
-    bm25_weight: float = 1.0
-    context_weight: float = 0.3
-    summary_weight: float = 0.3
-    keywords_weight: float = 0.3
+    # Weight in the fusion of each dense view's k-NN list, in units of BM25's list (``fusion.BM25_WEIGHT``: the
+    # weights and the priors only count against one another, so BM25's is the unit). Chosen by measurement: equal
+    # weights 0.67 P@1 on the bench, 0.3 0.89; again under min-max, 2026-11-25: 0.4 gained one question on
+    # questions.jsonl raw and nothing else, 0.5 lost 0.014 on conversations raw.
+    dense_weight: float = 0.3
     # A page's score: its best evidence, plus these shares of its next best ones. Measured under min-max, 2026-11-25:
     # (0.5, 0.25) moved one question each way (questions raw +1, conversations completed tune -1), (0.2, 0.1) lost
     # on questions.jsonl (raw 0.860 -> 0.851, completed 0.926 -> 0.917).
@@ -203,30 +196,30 @@ class SearchConfig:
     # An acronym of the question searched beside the long form the corpus defines for it, where the pages write
     # the long form as often as the acronym (``search.acronyms``): "IC?" -> "IC Incident Commander?".
     acronyms: bool = True
-    translation_dense_share: float = 0.5  # weight of the translated question's k-NN, as a share of its view's
-    foreign_dense_share: float = 0.5  # weight of the k-NN of a question in another language than the model's
+    # A question in another language than the embedder's is read twice by each dense view, as written and as its
+    # translation into the model's language (the model reads its own best): each reading's k-NN list weighs this
+    # share of the view's weight, so the two together weigh what an English question's one list does.
+    foreign_dense_share: float = 0.5
     # A question read on its own (no conversation) and written in the embedder's language: each of the best
-    # ``sentence_pages`` pages gains up to this many rank-one units by how close its closest sentence comes to the
+    # ``closest_pages`` pages gains up to this many rank-one units by how close its closest sentence comes to the
     # question (min-max over those pages; ``search.sentences``). Measured on fresh ingests (2026-11-29):
     # questions.jsonl completed 0.917 -> 0.934, nothing lost on any file; 0.3 lost a turn of evalsets/.
     sentence_weight: Annotated[float, Field(ge=0)] = 0.2
-    sentence_pages: Annotated[int, Field(gt=0)] = 10  # 5 and 20 simulated the same at 0.2; 10 k-NN-compared is cheap
-    # A question read on its own, in any language: each of the best ``multilingual_pages`` pages gains up to this
-    # many rank-one units by how close its closest leaf evidence comes to it in multilingual-e5-small
-    # (``search.multilingual``); 0 turns the stage off and the worker embeds no multilingual view. Off by default:
-    # the view it reads (every leaf evidence embedded in that model, about 1 ms of a core a token) breaks the
-    # ingest budget ([bench] ingest_seconds: the bench's 61 files in 47 s with it, 20 s without) for a few questions
-    # on the files with German questions (its gain and cost: docs/ranking.md, "The multilingual stage").
-    # ``MULTILINGUAL_WEIGHT_ON`` turns it on at the weight it was tuned at.
-    multilingual_weight: Annotated[float, Field(ge=0)] = 0.0
-    multilingual_pages: Annotated[int, Field(gt=0)] = 10  # 5 and 20 simulated the same
-    # A question in another language than the embedder's: weight in the fusion of the k-NN list of its
-    # multilingual vector over every leaf evidence (``retrievers.cross_lingual_retriever``), so an English page
-    # that shares no word with a German question can rank; 0 leaves the list out. Needs the multilingual stage's
-    # model (``multilingual_weight`` above 0), so it is off by default with that stage. 0.3, the context view's
-    # weight, gained German turns on the German development set's tune half (evalsets/README.md) and lost one
-    # German turn in all the other files (bench conversations raw; docs/ranking.md).
-    cross_lingual_weight: Annotated[float, Field(ge=0)] = 0.3
+    # The pages the closest-match stages (sentences, multilingual) compare, best first: 5 and 20 simulated the same
+    # for both stages; 10 k-NN-compared is cheap.
+    closest_pages: Annotated[int, Field(gt=0)] = 10
+    # The multilingual stage: a question read on its own, in any language, lifts each of the best ``closest_pages``
+    # pages by up to ``sentence_weight`` rank-one units, as the sentence stage does, by how close its closest leaf
+    # evidence comes to it in multilingual-e5-small (``search.multilingual``; tuned alone, 0.2 to 0.4 gained the
+    # same turns on every file's dumped rankings and 0.3 lost a near tie on fresh ingests, 2026-11-29). With it, a
+    # question in another language than the embedder's is also searched by the k-NN list of its multilingual
+    # vector over every leaf evidence, at ``dense_weight`` as a dense view (``retrievers.cross_lingual_retriever``):
+    # an English page that shares no word with a German question can rank. Off by default: the view it reads (every
+    # leaf evidence embedded in that model, about 1 ms of a core a token) breaks the ingest budget ([bench]
+    # ingest_seconds: the bench's 61 files in 47 s with it, 20 s without) for a few questions on the files with
+    # German questions (its gain and cost: docs/ranking.md, "The multilingual stage"). Off, the worker embeds no
+    # multilingual view.
+    multilingual: bool = False
     # Near-duplicate pages (a "Copy of", the same page in a personal space) shown as one result, copies under it.
     collapse_duplicates: bool = True
     # Of 64 SimHash bits (Manku et al. 2007 used 3 on long web pages). Measured on the bench's pages (~250 words):

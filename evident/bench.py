@@ -276,7 +276,7 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
     embedder.embed(texts)
     embedder_seconds = time.perf_counter() - started
     leaves = ([passage_text(e.title, e.heading_path, e.text) for e in items if e.sentences]
-              if settings.search.multilingual_weight > 0 else [])
+              if settings.search.multilingual else [])
     multilingual = MultilingualEmbedder(settings.embedding.threads)  # as the worker runs it
     if leaves:
         multilingual.question("warm up")  # loading the model is not its work on the leaves

@@ -78,9 +78,8 @@ class Heuristic:
 
 
 HEURISTICS = (
-    Heuristic("search.context_weight", 0.0, "the k-NN list of the context view"),
-    Heuristic("search.translation_dense_share", 0.0, "the k-NN list of the question's translation"),
-    Heuristic("search.foreign_dense_share", 0.0, "the k-NN list of a foreign question's own vector"),
+    Heuristic("search.dense_weight", 0.0, "the k-NN list of the context view"),
+    Heuristic("search.foreign_dense_share", 0.0, "the k-NN lists of a foreign question, as written and translated"),
     Heuristic("search.page_support", (), "a page's next best evidence adding to its score"),
     Heuristic("search.history", False, "a follow-up read with its conversation"),
     Heuristic("search.carried_boost", 0.0, "terms carried from earlier turns (still matched, at weight 0)"),
@@ -100,10 +99,7 @@ HEURISTICS = (
 # numbers a word list's loading reads, and a limit's depth, have no untuned value and no row.
 NUMBERS = (
     Heuristic("retrievers.TITLE_BOOST", 1, "a title's BM25 boost"),
-    Heuristic("retrievers.HEADING_BOOST", 1, "a heading path's BM25 boost"),
-    Heuristic("retrievers.TEXT_BOOST", 1, "the evidence's own words' BM25 boost"),
-    Heuristic("retrievers.KEYWORDS_BOOST", 1, "the keyword view's BM25 boost"),
-    Heuristic("retrievers.LEMMA_BOOST", 1, "the lemma view's BM25 boost"),
+    Heuristic("retrievers.FIELD_BOOST", 1, "the evidence's own fields' BM25 boost (words, headings, keywords, lemmas)"),
     Heuristic("search.translation_boost", 1.0, "a translated word's BM25 weight"),
     Heuristic("conversation.TERM_DECAY", 1.0, "an earlier turn's share per turn back"),
     Heuristic("conversation.MIN_SHARE", 0.0, "the share below which an earlier turn has faded out"),

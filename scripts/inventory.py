@@ -27,16 +27,16 @@ NOT_HEURISTICS = {"search.server_side": "the same fusion inside OpenSearch", "se
                   "search.fusion": "a choice of method", "search.views": "the views; each view's weight is a row",
                   "search.group": "pages are what is judged", "search.corpus_language": "no off value",
                   "rerank.model": "the optional reranker: no model by default, so nothing to switch off",
-                  "rerank.device": "where the reranker runs"}
+                  "rerank.device": "where the reranker runs",
+                  "search.multilingual": "the multilingual stage, off by default: its gain and cost in docs/ranking.md"}
 # Numeric settings read only by a method or view today's settings do not use.
-DORMANT = {"search.rrf_k": "fusion rrf", "search.summary_weight": "the summary view",
-           "search.keywords_weight": "the keywords view", "rerank.top_n": "a reranker model",
-           "rerank.weight": "a reranker model", "search.multilingual_weight": "the multilingual stage, off",
-           "search.multilingual_pages": "the multilingual stage, off",
-           "search.cross_lingual_weight": "the multilingual stage's model, off with it"}
+DORMANT = {"rerank.top_n": "a reranker model", "rerank.weight": "a reranker model"}
+# Numeric settings that are another work's published default, never tuned here: not counted, as OpenSearch's own
+# defaults (the term suggester's) are not.
+PUBLISHED_DEFAULTS = {"search.rrf_k": "reciprocal rank fusion's k, 60 (Cormack, Clarke and Buettcher 2009)"}
 # Numeric constants of search/ that tune no ranking, verdict or card: caches, server limits, cost bounds, display.
 NOT_TUNED = {
-    "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",
+    "BM25_WEIGHT": "the unit of the fusion's weights", "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",
     "TEXTS_KEPT": "cache",
     "MAX_DEPTH": "server limit", "KNN_MAX_K": "server limit", "LEAVES_COMPARED": "exact k-NN",
     "SENTENCES_COMPARED": "exact k-NN", "KNN_OVERSAMPLE": "cost (a short list is asked again)",
@@ -86,14 +86,16 @@ def search_constants(folder: Path = ROOT / "search") -> dict[str, list[str]]:
 
 def setting_fields() -> dict[str, list[str]]:
     """The ranking settings (``SearchConfig``, ``RerankConfig``) as section.field, sorted into ``numbers``
-    (tuned numbers: int, float or a tuple of them), ``dormant`` (``DORMANT``) and ``switches`` (the rest)."""
+    (tuned numbers: int, float or a tuple of them), ``dormant`` (``DORMANT``) and ``switches`` (the rest);
+    ``PUBLISHED_DEFAULTS`` left out."""
     out: dict[str, list[str]] = {"numbers": [], "dormant": [], "switches": []}
     for section, config in (("search", SearchConfig()), ("rerank", RerankConfig())):
         for f in dataclasses.fields(config):
             value, path = getattr(config, f.name), f"{section}.{f.name}"
             number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
                 isinstance(value, tuple) and bool(value) and all(isinstance(v, (int, float)) for v in value))
-            out["dormant" if path in DORMANT else "numbers" if number else "switches"].append(path)
+            if path not in PUBLISHED_DEFAULTS:
+                out["dormant" if path in DORMANT else "numbers" if number else "switches"].append(path)
     return out
 
 
@@ -119,6 +121,7 @@ def inventory() -> str:
              f"  search/ constants of the verdict and the card, never reordering ({len(constants['verdict_card'])}):"
              f" {', '.join(constants['verdict_card'])}",
              f"  not counted, limits and display ({len(constants['not_tuned'])}): {', '.join(constants['not_tuned'])}",
+             f"  not counted, published defaults: {'; '.join(f'{k}: {v}' for k, v in PUBLISHED_DEFAULTS.items())}",
              f"heuristics switched off by a setting: {len(ablation.HEURISTICS)} (issue 47: at most 15)",
              *(f"  {h.path} = {h.off!r}: {h.what}" for h in ablation.HEURISTICS)]
     if unclassified:

@@ -1,10 +1,9 @@
 """The closest-match stages after grouping, asked together: the best pages lifted by how close their closest
-sentence comes to the question (``sentences``: up to ``sentence_weight`` rank-one units), then by how close their
-closest leaf evidence comes in the multilingual model (``multilingual``: up to ``multilingual_weight``).
+sentence comes to the question (``sentences``), then by how close their closest leaf evidence comes in the
+multilingual model (``multilingual``, when on), each by up to ``sentence_weight`` rank-one units.
 
-Both k-NN queries go in one ``_msearch`` when the multilingual stage's pages are known before the sentence stage's
-gains: these raise only the best ``sentence_pages`` pages, so the best ``multilingual_pages`` are the same pages
-after them when they are as many or more; fewer are chosen after the gains, a second ask. The answer card's query
+Both stages compare the same best ``closest_pages`` pages, so both k-NN queries go in one ``_msearch``: the sentence
+stage's gains raise only those pages, and the same pages are the best after them. The answer card's query
 (``search.sentences.unit_query``) for the evidence of the pages likeliest to come first rides along, so a card
 rarely costs a round trip of its own.
 
@@ -33,42 +32,37 @@ def match_closest(client: OpenSearch, settings: Settings, query: Query, filters:
     answer card's sentence closeness over the evidence ``card_ids`` (``search.answer``), asked in the same round
     trip when one goes out anyway."""
     cfg = settings.search
-    stages = []  # (query, weight, part) of each stage asked in the first round trip
+    stages = []  # (query, weight, part) of each stage that applies
     if sentence_body := sentence_search(settings, query, vectors, groups, filters):
         stages.append((sentence_body, cfg.sentence_weight, SENTENCE_PART))
-    together = not stages or cfg.multilingual_pages >= cfg.sentence_pages
-    if together and (multilingual_body := multilingual_search(settings, multilingual_vector, groups, filters)):
-        stages.append((multilingual_body, cfg.multilingual_weight, multilingual.MULTILINGUAL_PART))
+    if multilingual_body := multilingual_search(settings, multilingual_vector, groups, filters):
+        stages.append((multilingual_body, cfg.sentence_weight, multilingual.MULTILINGUAL_PART))
     ahead = [unit_query(vectors[0], card_ids)] if stages and vectors and card_ids else []
     answers = msearch(client, settings.opensearch.index_alias, [body for body, _, _ in stages] + ahead)
     asked = AskedUnits(frozenset(card_ids), answers[-1]) if ahead else None
     for (_, weight, part), answer in zip(stages, answers):
         groups = with_gains(groups, gains(closeness(answer)), weight * unit, explain, part)
-    if not together and (multilingual_body := multilingual_search(settings, multilingual_vector, groups, filters)):
-        answer = client.search(index=settings.opensearch.index_alias, body=multilingual_body)
-        groups = with_gains(groups, gains(closeness(answer)), cfg.multilingual_weight * unit, explain,
-                            multilingual.MULTILINGUAL_PART)
     return groups, asked
 
 
 def sentence_search(settings: Settings, query: Query, vectors: list[list[float]], groups: list[Group],
                     filters: list[dict]) -> dict | None:
-    """The sentence stage's k-NN query over the best ``sentence_pages`` pages; none without the question's
+    """The sentence stage's k-NN query over the best ``closest_pages`` pages; none without the question's
     vectors, for a follow-up or a question in another language than the embedder's, or with fewer than two
     pages ranked."""
     cfg = settings.search
     if (cfg.sentence_weight <= 0 or not vectors
             or not applies(query.resolved.follow_up, query.lang, settings.embedding.language)):
         return None
-    urls = best_urls(groups, cfg.sentence_pages)
+    urls = best_urls(groups, cfg.closest_pages)
     return sentence_query(vectors[0], urls, filters) if len(urls) >= 2 else None
 
 
 def multilingual_search(settings: Settings, vector: list[float] | None, groups: list[Group],
                         filters: list[dict]) -> dict | None:
-    """The multilingual stage's k-NN query over the best ``multilingual_pages`` pages; none without the
+    """The multilingual stage's k-NN query over the best ``closest_pages`` pages; none without the
     question's multilingual ``vector`` or with fewer than two pages ranked."""
-    urls = best_urls(groups, settings.search.multilingual_pages)
+    urls = best_urls(groups, settings.search.closest_pages)
     return multilingual.multilingual_query(vector, urls, filters) if vector and len(urls) >= 2 else None
 
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+# BM25's list weighs 1: the unit of every other list's weight and of the priors (``rank_one_unit``). The weights
+# and the priors count only against one another, so scaling them all alike ranks nothing otherwise.
+BM25_WEIGHT = 1.0
 # MC-indexing's view merging takes the top two thirds of each list.
 MERGE_SHARE = Fraction(2, 3)
 # The normalization and score-ranker processors require weights summing to 1; six decimals keep them exact

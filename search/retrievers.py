@@ -34,12 +34,12 @@ DOC_VALUE_FIELDS = ["defines", "page"]  # page: a PDF page's number, for its lab
 OLD_SOURCE_FIELDS = [*SOURCE_FIELDS, "meta.term", *DOC_VALUE_FIELDS]
 FILTER_FIELDS = ("space", "kind", "lang", "labels", "source_type", "author")
 ANALYZED_LANGUAGES = ("en", "de", "es")  # the languages the index template gives analyzed copies for
-# Field boosts, set when BM25 was first written and kept since (the bench tunes the fusion weights instead):
+# Field boosts against the context view (1), which repeats its page's and neighbours' words; set when BM25 was first
+# written and kept since (the bench tunes the fusion weights instead):
 TITLE_BOOST = 2  # a title names what the whole page is about
-HEADING_BOOST = 1.5  # a heading path names what its section is about
-TEXT_BOOST = 1.5  # the evidence's own words, against the context view that repeats its page's and neighbours'
-KEYWORDS_BOOST = 1.5  # the keyword view holds the evidence's most telling terms
-LEMMA_BOOST = 1.5  # the lemma view meets inflected forms and dates ("5. Februar 2025" = "2025-02-05")
+# The evidence's own fields: its words, its heading path (what its section is about), its keyword view (its most
+# telling terms) and its lemma view (inflected forms and dates: "5. Februar 2025" = "2025-02-05").
+FIELD_BOOST = 1.5
 # A word of a foreign question searched as written in its translated reading ("Security Guidelines" in a German
 # question) weighs as much as in the question as written: there is no translation to doubt (docs/ranking.md,
 # "Cross-lingual questions"; CHANGELOG.md, 2026-11-27).
@@ -118,10 +118,10 @@ def text_fields(lang: str) -> list[str]:
     figures in CHANGELOG.md, 2026-11-27): the keyword view dropped too; ``heading_path``, ``text``, ``title``
     or the analyzed ``context`` copies dropped; BM25F over the fields of each analyzer (``combined_fields``,
     faster); the question's word pairs matched against a shingle copy of ``title``."""
-    fields = [_boosted("title", TITLE_BOOST), _boosted("heading_path", HEADING_BOOST), _boosted("text", TEXT_BOOST),
-              "context", _boosted("keywords", KEYWORDS_BOOST)]
+    fields = [_boosted("title", TITLE_BOOST), _boosted("heading_path", FIELD_BOOST), _boosted("text", FIELD_BOOST),
+              "context", _boosted("keywords", FIELD_BOOST)]
     if lang in ANALYZED_LANGUAGES:
-        fields += [f"context.{lang}", _boosted(f"title.{lang}", TITLE_BOOST), _boosted(f"text.{lang}", TEXT_BOOST)]
+        fields += [f"context.{lang}", _boosted(f"title.{lang}", TITLE_BOOST), _boosted(f"text.{lang}", FIELD_BOOST)]
     return fields
 
 
@@ -151,7 +151,7 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
             text = without_pronoun_i(text)
     should: list[dict] = [{"multi_match": {"query": text, "fields": text_fields(lang), "type": "most_fields"}}]
     if query.lemmas:
-        should.append({"match": {"lemmas": {"query": " ".join(query.lemmas), "boost": LEMMA_BOOST}}})
+        should.append({"match": {"lemmas": {"query": " ".join(query.lemmas), "boost": FIELD_BOOST}}})
     readings = [{"bool": {"should": should, **query_name(f"{READING_PREFIX}own_words", explain)}}]
     for target, by_term in query.translated.items():
         if all(found == [term] for term, found in by_term.items()):
@@ -193,18 +193,18 @@ def dense_texts(query: Query, model_language: str) -> list[str]:
 
 def knn_retrievers(vectors: list[list[float]], foreign: bool, views: tuple[str, ...], k: int,
                    filters: list[dict], cfg: SearchConfig, filter_after: bool = False) -> list[Retriever]:
-    """A k-NN retriever per vector and view, at the view's weight; the translation's vector (the second)
-    at ``translation_dense_share`` of it, the question's own at ``foreign_dense_share`` when it is written
-    in another language than the model's (the model reads its own language only). ``filter_after``: the
-    filters applied after the search, with the filtered-inside search as each retriever's fallback."""
+    """A k-NN retriever per vector and view, at ``dense_weight``; a question written in another language than
+    the model's (which reads its own language only) at ``foreign_dense_share`` of it per reading, as written and
+    as translated (the second vector: a translation goes into the model's language, so only such a question
+    has one). ``filter_after``: the filters applied after the search, with the filtered-inside search as each
+    retriever's fallback."""
     out = []
     for i, vector in enumerate(vectors):
-        share = cfg.translation_dense_share if i else (cfg.foreign_dense_share if foreign else 1.0)
+        weight = cfg.dense_weight * (cfg.foreign_dense_share if foreign or i else 1.0)
         for view in views:
             inside = knn_query(VECTOR_FIELDS[view], vector, k, filters)
             out.append(Retriever(knn_query(VECTOR_FIELDS[view], vector, k, filters, inside=False) if filter_after
-                                 else inside, getattr(cfg, f"{view}_weight") * share, False,
-                                 fallback=inside if filter_after else None))
+                                 else inside, weight, False, fallback=inside if filter_after else None))
     return out
 
 

@@ -164,7 +164,7 @@ class Searcher:
     @classmethod
     def from_settings(cls, settings: Settings, client: OpenSearch) -> Searcher:
         multilingual_embedder = (MultilingualEmbedder(settings.embedding.threads)
-                                 if settings.search.multilingual_weight > 0 else None)
+                                 if settings.search.multilingual else None)
         return cls(settings, client, Embedder(for_questions(settings.embedding)), Lemmatizer(),
                    load_lexicon(settings.search.lexicon), load_reranker(settings.rerank), load_rewriter(settings),
                    multilingual_embedder)
@@ -307,19 +307,19 @@ class Searcher:
         cfg = self.settings.search
         filters = request_filters(request.groups, request.filters)
         if plan.mode == "baseline":
-            return [Retriever(baseline_query(request.query, filters), cfg.bm25_weight, lexical=True)]
+            return [Retriever(baseline_query(request.query, filters), fusion.BM25_WEIGHT, lexical=True)]
         out = []
         if bm25 is not None:
-            out.append(Retriever(bm25.full, cfg.bm25_weight, lexical=True))
+            out.append(Retriever(bm25.full, fusion.BM25_WEIGHT, lexical=True))
         if vectors:
             # The ACL alone admits most evidence and is cheaper after the search; a facet or date filter
             # may admit few, and the server-side fusion has no second ask: inside the search then.
             filter_after = len(filters) == 1 and not plan.server_side
             foreign = query.lang != self.settings.embedding.language
             out += knn_retrievers(vectors, foreign, plan.views, plan.depth, filters, cfg, filter_after)
-            if foreign and cfg.cross_lingual_weight > 0 and self.multilingual_vectors is not None:
+            if foreign and self.multilingual_vectors is not None:
                 vector, = self.multilingual_vectors.of([query.resolved.dense_text])
-                out.append(cross_lingual_retriever(vector, plan.depth, filters, cfg.cross_lingual_weight,
+                out.append(cross_lingual_retriever(vector, plan.depth, filters, cfg.dense_weight,
                                                    filter_after))
         return out
 
@@ -402,8 +402,8 @@ class Searcher:
             return kept
         cfg = self.settings.search
         unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
-        reach = cfg.multilingual_weight + (cfg.sentence_weight if sentences_apply(
-            query.resolved.follow_up, query.lang, self.settings.embedding.language) else 0.0)
+        stages = 1 + sentences_apply(query.resolved.follow_up, query.lang, self.settings.embedding.language)
+        reach = stages * cfg.sentence_weight  # each closest-match stage lifts a page by up to sentence_weight
         ranked = sorted(groups, key=lambda found: -found.score)
         others = rivals(ranked, cfg.near_duplicate_bits if self.collapses(request) else None)
         if multilingual.settled([found.score for found in ranked[:1] + others], reach * unit):

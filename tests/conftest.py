@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from core.settings import MULTILINGUAL_WEIGHT_ON, PROJECT_ROOT, Settings, load_settings
+from core.settings import PROJECT_ROOT, Settings, load_settings
 from tests.standins import SHUTDOWN_POLL
 
 SAMPLES = PROJECT_ROOT / "samples"
@@ -87,7 +87,7 @@ def settings() -> Settings:
     settings.sources.allowed_private_hosts = STANDIN_HOSTS  # the stand-ins serve on loopback
     # the multilingual stage, off by default (it breaks the ingest budget), on for the session's worker and searcher,
     # so its view, stage and cross-lingual list are tested
-    settings.search.multilingual_weight = MULTILINGUAL_WEIGHT_ON
+    settings.search.multilingual = True
     return settings
 
 

@@ -208,7 +208,7 @@ def fingerprint(file: SourceFile, settings: Settings, targets: list[SourceFile] 
         digest.update(hashlib.sha1(item.data).digest())
         digest.update(json.dumps(item.side_information(), sort_keys=True).encode())
     shaping = [asdict(settings.ingest), settings.embedding.model, settings.embedding.backend,
-               embedded_views(settings), settings.embedding.max_tokens, settings.search.multilingual_weight > 0,
+               embedded_views(settings), settings.embedding.max_tokens, settings.search.multilingual,
                FORMAT_VERSION]
     digest.update(json.dumps(shaping, sort_keys=True).encode())
     return digest.hexdigest()
@@ -305,7 +305,7 @@ def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence], 
     file (``name``)."""
     vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
     warnings = []
-    if ctx.settings.search.multilingual_weight > 0:
+    if ctx.settings.search.multilingual:
         warnings = embed_multilingual(ctx.multilingual, evidence, vectors,
                                       ctx.settings.ingest.max_multilingual_leaves_per_document, name)
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]

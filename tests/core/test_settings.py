@@ -27,10 +27,10 @@ def test_the_file_overrides_the_defaults_and_the_environment_the_file(tmp_path):
 
 def test_environment_strings_become_the_setting_types(tmp_path):
     settings = _load(tmp_path, EVIDENT_SEARCH_SERVER_SIDE="true", EVIDENT_LLM_REWRITE_QUERIES="0",
-                     EVIDENT_INGEST_CHUNK_MAX_WORDS="120", EVIDENT_SEARCH_BM25_WEIGHT="0.5",
+                     EVIDENT_INGEST_CHUNK_MAX_WORDS="120", EVIDENT_SEARCH_DENSE_WEIGHT="0.5",
                      EVIDENT_SEARCH_VIEWS="context, keywords", EVIDENT_SEARCH_PAGE_SUPPORT="0.5,0.25,")
     assert settings.search.server_side is True and settings.llm.rewrite_queries is False
-    assert settings.ingest.chunk_max_words == 120 and settings.search.bm25_weight == 0.5
+    assert settings.ingest.chunk_max_words == 120 and settings.search.dense_weight == 0.5
     assert settings.search.views == ("context", "keywords") and settings.search.page_support == (0.5, 0.25)
 
 

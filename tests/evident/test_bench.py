@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from core.settings import MULTILINGUAL_WEIGHT_ON
 from tests.conftest import SAMPLES, TEST_ALIAS, TEST_REDIS_DB
 from evident.cli import main
 
@@ -28,7 +27,7 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
     monkeypatch.setenv("EVIDENT_SERVICES_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("EVIDENT_SERVICES_API_WORKERS", str(API_WORKERS))
     # the optional multilingual stage on, so its embedder's figure is printed from real work
-    monkeypatch.setenv("EVIDENT_SEARCH_MULTILINGUAL_WEIGHT", str(MULTILINGUAL_WEIGHT_ON))
+    monkeypatch.setenv("EVIDENT_SEARCH_MULTILINGUAL", "true")
     try:
         code = main(["bench", "--corpus", *map(str, TINY_CORPUS), "--questions", str(questions),
                      "--searches", "6", "--scale", str(SCALE)])

@@ -41,16 +41,17 @@ def test_a_german_question_lifts_the_english_page_that_answers_it_most(sample_co
         assert sum(response.contributions[hit.url].values()) == pytest.approx(hit.score, abs=1e-5), hit.url
 
 
-def _sharing_models(searcher, multilingual_weight: float) -> Searcher:
-    """A searcher of the same models and settings but the stage's weight, keeping no question's vector yet."""
-    cfg = dataclasses.replace(searcher.settings.search, multilingual_weight=multilingual_weight)
+def _sharing_models(searcher, sentence_weight: float) -> Searcher:
+    """A searcher of the same models and settings but the closest-match stages' weight, keeping no question's
+    vector yet."""
+    cfg = dataclasses.replace(searcher.settings.search, sentence_weight=sentence_weight)
     return Searcher(dataclasses.replace(searcher.settings, search=cfg), searcher.client, searcher.embedder,
                     searcher.lemmatizer, searcher.lexicon, multilingual_embedder=searcher.multilingual_embedder)
 
 
 def test_an_english_question_comes_closest_to_the_german_page_that_answers_it(sample_corpus, searcher):
     """With a weight that lets the stage move any first page, it runs on every question read on its own."""
-    reaching = _sharing_models(searcher, multilingual_weight=5.0)
+    reaching = _sharing_models(searcher, sentence_weight=5.0)
     gained = _gained(reaching.search(SearchRequest(query="When does leftover vacation expire?", explain=True)))
     assert max(gained, key=gained.get) == VACATION_PAGE and gained[VACATION_PAGE] > 0  # "Resturlaub verfällt am"
 
@@ -60,10 +61,10 @@ def test_a_search_whose_first_page_the_stage_cannot_move_embeds_no_multilingual_
     question is not embedded in the multilingual model, and the first page is the one the stage gives when it
     runs (its vector kept from before)."""
     question = "When does leftover vacation expire?"
-    settled = _sharing_models(searcher, searcher.settings.search.multilingual_weight)
+    settled = _sharing_models(searcher, searcher.settings.search.sentence_weight)
     response = settled.search(SearchRequest(query=question, explain=True))
     assert not any(_gained(response).values()) and settled.multilingual_vectors.kept(question) is None
-    run = _sharing_models(searcher, searcher.settings.search.multilingual_weight)
+    run = _sharing_models(searcher, searcher.settings.search.sentence_weight)
     run.multilingual_vectors.of([question])
     with_stage = run.search(SearchRequest(query=question, explain=True))
     assert any(_gained(with_stage).values()) and with_stage.hits[0].url == response.hits[0].url
@@ -71,7 +72,7 @@ def test_a_search_whose_first_page_the_stage_cannot_move_embeds_no_multilingual_
 
 def test_turned_off_or_for_a_follow_up_the_stage_adds_nothing(sample_corpus, searcher):
     off = dataclasses.replace(searcher.settings,
-                              search=dataclasses.replace(searcher.settings.search, multilingual_weight=0.0))
+                              search=dataclasses.replace(searcher.settings.search, multilingual=False))
     unaided = Searcher.from_settings(off, searcher.client)
     assert unaided.multilingual_embedder is None
     plain = unaided.search(SearchRequest(query=GERMAN_QUESTION, explain=True))
@@ -84,7 +85,7 @@ def test_turned_off_or_for_a_follow_up_the_stage_adds_nothing(sample_corpus, sea
 
 def test_a_german_question_ranks_by_the_multilingual_vectors_of_every_evidence_and_an_english_one_does_not(
         sample_corpus, searcher):
-    """The cross-lingual k-NN list (``cross_lingual_weight``) reads a German question's meaning over the whole
+    """The cross-lingual k-NN list (the multilingual stage's) reads a German question's meaning over the whole
     index, beside BM25 and the English embedder; an English question is read by those alone."""
     german = searcher.search(SearchRequest(query=GERMAN_QUESTION, explain=True))
     listed = {url: parts.get(CROSS_LINGUAL_LIST, 0.0) for url, parts in german.contributions.items()}

@@ -85,11 +85,12 @@ def test_cross_lingual_list_searches_the_multilingual_view_and_an_index_without_
     assert inside.body == after.fallback and inside.fallback is None
 
 
-def test_dense_side_reads_the_translation_at_a_share():
+def test_dense_side_reads_a_foreign_question_as_written_and_translated_each_at_a_share():
+    """The two readings of a German question weigh together what an English question's one list does."""
     cfg = SearchConfig()
     query = _query("Lerntage?", "de", translated={"en": {"lerntag": ["learn", "day"]}})
     assert dense_texts(query, "en") == ["Lerntage?", "learn day"]
     retrievers = knn_retrievers([[0.0], [1.0]], True, ("context",), 10, [], cfg)
-    assert [r.weight for r in retrievers] == [cfg.context_weight * cfg.foreign_dense_share,
-                                              cfg.context_weight * cfg.translation_dense_share]
+    assert [r.weight for r in retrievers] == [cfg.dense_weight * cfg.foreign_dense_share] * 2
+    assert [r.weight for r in knn_retrievers([[0.0]], False, ("context",), 10, [], cfg)] == [cfg.dense_weight]
     assert not any(r.lexical for r in retrievers)

@@ -65,7 +65,7 @@ def test_a_german_compound_the_pages_do_not_use_is_searched_by_its_words(sample_
     response = searcher.search(SearchRequest(query=question))
     assert response.spelling == {"hochzeitsurlaub": "hochzeit urlaub"}
     assert response.hits[0].title == "Urlaubsregelung", [h.title for h in response.hits[:3]]
-    assert "Eigene <mark>Hochzeit</mark> is 2 Tage" in response.hits[0].snippet  # the answer, its word marked
+    assert "Eigene <mark>Hochzeit</mark>: 2 Tage" in response.hits[0].snippet  # the answer, its word marked
     unsplit = copy.copy(searcher)
     unsplit.spelling = None
     assert "<mark>Hochzeit</mark>" not in unsplit.search(SearchRequest(query=question)).hits[0].snippet
@@ -255,17 +255,3 @@ def test_the_answer_cards_sentence_closeness_rides_along_with_the_closest_pages(
     assert response.answer is not None and response.answer.kind == "table_row"
     trips = {name: figures.round_trips for name, figures in again.stages.items() if figures.round_trips}
     assert trips["closest"] == 1 and "answer" not in trips
-
-
-def test_fewer_multilingual_pages_than_sentence_pages_are_chosen_after_the_sentence_gains(sample_corpus, searcher):
-    """The sentence stage may reorder its pages, so the multilingual stage's fewer best pages are known only after
-    it: a second round trip, and both stages still lift their pages."""
-    cfg = dataclasses.replace(searcher.settings.search, multilingual_pages=searcher.settings.search.sentence_pages - 1)
-    narrower = Searcher(dataclasses.replace(searcher.settings, search=cfg), searcher.client, searcher.embedder,
-                        searcher.lemmatizer, searcher.lexicon, multilingual_embedder=searcher.multilingual_embedder)
-    narrower.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid"))  # the look-ups kept
-    narrower.multilingual_vectors.of([CLOSEST_QUESTION])  # the stage runs even where it cannot move the first page
-    with recording() as again:
-        response = narrower.search(SearchRequest(query=CLOSEST_QUESTION, mode="hybrid", explain=True))
-    assert again.stages["closest"].round_trips == 2
-    assert {SENTENCE_PART, MULTILINGUAL_PART} <= {part for parts in response.contributions.values() for part in parts}
