@@ -1,8 +1,8 @@
 """Presentation: hits with marked snippets and a page's other evidence, facets, and the page of hits asked for.
 
 A table row reads as its header and values ("Machine: Orbis EdgeBox E3 · BIOS: E3.24"), in a hit's snippet as
-in the answer card, and a whole table row by row, not as the sentences ingest wrote for the index ("Table 1
-columns: Machine, BIOS. Row 3 in Table 1: Machine is …").
+in the answer card, and a table inside any other evidence (the table, its section, its page) row by row, not as
+the sentences ingest wrote for the index ("Table 1 columns: Machine, BIOS. Row 3 in Table 1: Machine is …").
 
 A hit's link is only ever one ingest would index today (``core.urls.safe_link``): a page an older index or a
 faulty source holds under a ``javascript:`` URL, a relative path or a URL with credentials is listed without
@@ -33,7 +33,9 @@ FACET_FIELDS = ("space", "kind", "lang", "author")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
 _ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
 _ROW_PAIR = re.compile(r"^(.+?) is (.+)$", re.DOTALL)  # "Machine is Orbis EdgeBox E3"
-_ROW_OPENING = re.compile(r"Row \d+ in Table \d+:\s*")  # where each row of a whole table's text begins
+# A row's sentence in a longer text (a table, a section, a page): to the period that ends it, or the text's end.
+_ROW_SENTENCE = re.compile(r"Row \d+ in Table \d+: (.+?)(?:\.(?=\s|$)|$)", re.DOTALL)
+_COLUMNS_LINE = re.compile(r"Table \d+ columns: [^.]*\.\s*")  # "Table 1 columns: Machine, BIOS. "
 
 
 def facet_counts(ranked: list[Group]) -> dict:
@@ -94,19 +96,18 @@ def row_text(text: str) -> str:
     return " · ".join(pairs)
 
 
-def table_text(text: str) -> str:
-    """A whole table as its rows' headers and values, row after row ("Model: S2 · Firmware: 3.2.1; Model: S3 ·
-    …"): the line naming its columns says nothing the rows do not; a table without rows as written."""
-    rows = [row_text(part.strip()) for part in _ROW_OPENING.split(text)[1:] if part.strip()]
-    return "; ".join(rows) if rows else text
+def tables_read(text: str) -> str:
+    """A text's verbalized tables (a whole table, or a section or page holding one) row by row as headers and
+    values ("Machine: X · BIOS: Y. Machine: Z · BIOS: W."), without the line naming the columns: it says nothing
+    the rows do not."""
+    return _ROW_SENTENCE.sub(lambda row: row_text(row.group(1)) + ".", _COLUMNS_LINE.sub("", text))
 
 
 def display_text(src: dict) -> str:
-    """An evidence's text as a reader is shown it: a table row, or a whole table row by row, as headers and
-    values (``row_text``), the rest as written."""
+    """An evidence's text as a reader is shown it: a table row as its header and values (``row_text``), a table
+    written in any other evidence row by row (``tables_read``)."""
     text = src.get("text", "")
-    kind = src.get("kind")
-    return row_text(text) if kind == kinds.TABLE_ROW else table_text(text) if kind == kinds.TABLE else text
+    return row_text(text) if src.get("kind") == kinds.TABLE_ROW else tables_read(text)
 
 
 def kind_label(src: dict) -> str:

@@ -59,7 +59,7 @@ def test_a_hit_names_its_kind_in_words_with_its_page_and_says_when_and_by_whom_i
     assert facts.label == "Page details" and facts.updated == facts.author == ""
 
 
-def test_a_table_row_and_a_whole_table_read_as_headers_and_values_in_the_hit_and_beneath_it():
+def test_table_rows_read_as_headers_and_values_in_a_row_a_table_or_a_section_and_beneath_a_hit():
     """As the answer card shows it, not as the sentence written for the index ("Row 2 in Table 1: … is …")."""
     row = _evidence("1", "table_row", "Row 2 in Table 1: Severity is SEV-1, and Response time is 15 minutes", 0.9)
     other = _evidence("2", "table_row", "Row 3 in Table 1: Severity is SEV-2, and Response time is 1 hour", 0.5)
@@ -69,7 +69,11 @@ def test_a_table_row_and_a_whole_table_read_as_headers_and_values_in_the_hit_and
     table = _evidence("3", "table", "Table 1 columns: Severity, Response time. Row 1 in Table 1: Severity is SEV-1, "
                       "and Response time is 15 minutes. Row 2 in Table 1: Severity is SEV-2.", 0.9)
     (hit,) = hits([Group([table], 1.0)], set())
-    assert hit.snippet == "Severity: SEV-1 · Response time: 15 minutes; Severity: SEV-2"
+    assert hit.snippet == "Severity: SEV-1 · Response time: 15 minutes. Severity: SEV-2."
+    section = _evidence("4", "section", "Sonderurlaub Row 1 in Table 1: Eigene Hochzeit is 2 Tage. Row 2 in Table 1: "
+                        "BIOS is E3.24. Einsätze auf See werden gesondert geregelt.", 0.9)
+    (hit,) = hits([Group([section], 1.0)], set())
+    assert hit.snippet == "Sonderurlaub Eigene Hochzeit: 2 Tage. BIOS: E3.24. Einsätze auf See werden gesondert geregelt."
 
 
 def test_hits_are_ordered_by_score_and_paged():
