@@ -378,12 +378,25 @@ class Settings:
     bench: BenchConfig = field(default_factory=BenchConfig)
 
 
+# Search settings merged or gone (CHANGELOG.md, 2026-12-06): an old name is refused with what replaces it, so a
+# configuration written for the earlier release says what to change instead of listing every setting.
+RENAMED_SETTINGS = {
+    "bm25_weight": "gone: BM25's list is the unit the other weights are in; scale dense_weight and the priors instead",
+    "context_weight": "dense_weight", "summary_weight": "dense_weight", "keywords_weight": "dense_weight",
+    "cross_lingual_weight": "dense_weight", "translation_dense_share": "foreign_dense_share",
+    "sentence_pages": "closest_pages", "multilingual_pages": "closest_pages",
+    "multilingual_weight": "multilingual (true or false; the stage lifts pages by sentence_weight)",
+}
+
+
 def _apply(section: object, values: dict, name: Callable[[str], str]) -> None:
     """Set each value, converted to its field's type by pydantic ("true", "60", "context,summary" from the
     environment too); an unknown or bad value is an error that ``name`` gives the setting's name in."""
     types = get_type_hints(type(section), include_extras=True)  # with their bounds (``Annotated``)
     plain_types = get_type_hints(type(section))  # the same without them, to tell a tuple by
     for key, value in values.items():
+        if key not in types and isinstance(section, SearchConfig) and key in RENAMED_SETTINGS:
+            raise ValueError(f"{name(key)}: no longer a setting; now {RENAMED_SETTINGS[key]}")
         if key not in types:
             raise ValueError(f"{name(key)}: unknown setting (known: {', '.join(sorted(types))})")
         if isinstance(value, str) and get_origin(plain_types[key]) is tuple:

@@ -97,7 +97,9 @@ def recording_searcher(settings, client):
     from search.searcher import Searcher
 
     class Recording(Searcher):
-        kept: list[dict] = []
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.kept: list[dict] = []  # per search: what its verdict and card read, emptied by ``record``
 
         def judge(self, query, retrieved, first, shown, principals):
             self.kept.append({"query": query, "lists": retrieved.ranked_lists, "first": first,
@@ -127,7 +129,7 @@ def record(searcher, evaluation: Evaluation, bench: Path) -> list[dict]:
         records.append(searcher.kept[0] if searcher.kept else {})
         searcher.kept.clear()
 
-    searcher.kept = []
+    searcher.kept.clear()
     with tqdm(total=len(questions), unit="q", desc=evaluation.name, file=sys.stderr, leave=False) as bar:
         outcomes = run(searcher, questions, field_name=evaluation.field, progress=lambda n: (keep(n), bar.update(1)))
     # run asks in this order, one outcome and one record a question
@@ -161,7 +163,10 @@ def recorded(searchers: Searchers, bench: Path, fresh: bool) -> dict[str, list[d
     """Every evaluation's records, from disk when they were kept of the same code, else searched now."""
     code = ablation.fingerprint(searchers.settings)
     out: dict[str, list[dict]] = {}
-    for e in (e for e in evaluations() if e.questions(bench).is_file()):
+    for e in evaluations():
+        if not e.questions(bench).is_file():
+            print(f"verdict ablation: {e.questions(bench)} is missing: {e.name} skipped (--bench)", file=sys.stderr)
+            continue
         path = RECORDS / f"{e.name}.pickle"
         if path.is_file() and not fresh:
             kept = pickle.loads(path.read_bytes())
@@ -255,11 +260,12 @@ def configuration(records, searchers, row: Row | None) -> dict[str, dict]:
 
 
 def _judge(searcher):
-    """The first page's judgement as the searcher's verdict stage gives it (its corpus look-up included)."""
-    from search.searcher import Retrieved
+    """The first page's judgement as the searcher's verdict stage gives it (its corpus look-up included), through
+    ``Searcher.judge`` itself: judging again records nothing."""
+    from search.searcher import Retrieved, Searcher
 
     def judge(query, lists, first, principals):
-        return searcher.judge(query, Retrieved(lists, False), first, [], principals)[0]
+        return Searcher.judge(searcher, query, Retrieved(lists, False), first, [], principals)[0]
     return judge
 
 
@@ -323,7 +329,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="rows, comma separated: " + ", ".join(r.name for r in ROWS))
     parser.add_argument("--fresh", action="store_true", help="search again, even if records are on disk")
     args = parser.parse_args(argv)
-    wanted = [r for r in ROWS if not args.only or r.name in args.only.split(",")]
+    asked = [name for name in (args.only or "").split(",") if name]
+    unknown = [name for name in asked if name not in {r.name for r in ROWS}]
+    if unknown:
+        print(f"verdict ablation: --only {','.join(unknown)}: no such row (known: "
+              f"{', '.join(r.name for r in ROWS)})", file=sys.stderr)
+        return 2
+    wanted = [r for r in ROWS if not asked or r.name in asked]
     settings = load_settings()
     shared = Searchers(settings)
     records = recorded(shared, args.bench.resolve(), args.fresh)

@@ -7,15 +7,15 @@ stage's gains raise only those pages, and the same pages are the best after them
 (``search.sentences.unit_query``) for the evidence of the pages likeliest to come first rides along, so a card
 rarely costs a round trip of its own.
 
-May import ``core`` (settings), ``search.duplicates``, ``search.fusion``, ``search.grouping``,
-``search.multilingual``, ``search.query``, ``search.retrievers`` and ``search.sentences``.
+May import ``core`` (settings), ``search.duplicates``, ``search.grouping``, ``search.multilingual``,
+``search.query``, ``search.retrievers`` and ``search.sentences``.
 """
 from __future__ import annotations
 
 from opensearchpy import OpenSearch
 
 from core.settings import Settings
-from search import fusion, multilingual
+from search import multilingual
 from search.duplicates import copies
 from search.grouping import Group
 from search.query import Query

@@ -46,3 +46,8 @@ def test_the_maps_are_fitted_on_the_tune_halves_and_one_map_serves_both_when_ask
     assert own == ((0.2, 0.0), (0.9, 1.0)) and follow_up == ((0.3, 0.0), (0.6, 1.0))
     one, same = verdict_ablation.fitted_maps(records, judged, one_map=True)
     assert one == same == ((0.2, 0.0), (0.6, 1.0))
+
+
+def test_a_row_asked_for_that_does_not_exist_is_named_before_anything_is_searched(capsys):
+    assert verdict_ablation.main(["--only", "stem_chars,no_such_row"]) == 2
+    assert "--only no_such_row: no such row" in capsys.readouterr().err

@@ -38,6 +38,10 @@ def test_environment_strings_become_the_setting_types(tmp_path):
     ("", {"EVIDENT_SEARCH_NO_SUCH": "1"}, ["EVIDENT_SEARCH_NO_SUCH", "unknown setting", "rrf_k"]),
     ("[search]\nno_such = 1\n", {}, ["[search] no_such", "unknown setting"]),
     ("[nowhere]\nx = 1\n", {}, ["unknown section [nowhere]"]),
+    # a setting of the earlier release names what replaced it
+    ("", {"EVIDENT_SEARCH_CONTEXT_WEIGHT": "0.4"},
+     ["EVIDENT_SEARCH_CONTEXT_WEIGHT", "no longer a setting", "dense_weight"]),
+    ("[search]\nmultilingual_weight = 0.2\n", {}, ["[search] multilingual_weight", "now multilingual (true or false"]),
     ("", {"EVIDENT_INGEST_CHUNK_MAX_WORDS": "many"}, ["EVIDENT_INGEST_CHUNK_MAX_WORDS", "integer", "'many'"]),
     ("", {"EVIDENT_SEARCH_SERVER_SIDE": "maybe"}, ["EVIDENT_SEARCH_SERVER_SIDE", "boolean"]),
     ("[opensearch]\ntimeout = \"soon\"\n", {}, ["[opensearch] timeout", "integer"]),

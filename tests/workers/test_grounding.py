@@ -1,8 +1,6 @@
 """Index-term grounding at the edge: an index file ingested through the real worker anchors its terms."""
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from ingest.sources import SourceFile
