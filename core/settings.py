@@ -147,7 +147,8 @@ class SearchConfig:
     rrf_k: int = 60
     # Evidence per retriever, before fusion (at least 3 per hit asked for). 30 gave 60's P@1 on both bench files
     # (conversations completed 0.875 -> 0.884; 40 the same) and halves what each ranked list fetches: at 50k
-    # evidence BM25 took 24-26 ms against 30-38, k-NN 12 against 17.
+    # evidence BM25 took 24-26 ms against 30-38, k-NN 12 against 17. Also the window each list is scaled over
+    # (``fusion.min_max``), however deep a later page of results fetches, so "More results" continues the ranking.
     candidates: int = 30
     # Dense views searched. Measured on the bench: the summary view lowered P@1 at every weight tried.
     views: tuple[str, ...] = ("context",)
@@ -200,15 +201,13 @@ class SearchConfig:
     # translation into the model's language (the model reads its own best): each reading's k-NN list weighs this
     # share of the view's weight, so the two together weigh what an English question's one list does.
     foreign_dense_share: float = 0.5
-    # A question read on its own (no conversation) and written in the embedder's language: each of the best
-    # ``closest_pages`` pages gains up to this many rank-one units by how close its closest sentence comes to the
-    # question (min-max over those pages; ``search.sentences``). Measured on fresh ingests (2026-11-29):
-    # questions.jsonl completed 0.917 -> 0.934, nothing lost on any file; 0.3 lost a turn of evalsets/.
+    # A question read on its own (no conversation) and written in the embedder's language: each page of the first
+    # page of results (the request's ``k`` best pages) gains up to this many rank-one units by how close its
+    # closest sentence comes to the question (min-max over those pages; ``search.sentences``). Measured on fresh
+    # ingests (2026-11-29): questions.jsonl completed 0.917 -> 0.934, nothing lost on any file; 0.3 lost a turn
+    # of evalsets/.
     sentence_weight: Annotated[float, Field(ge=0)] = 0.2
-    # The pages the closest-match stages (sentences, multilingual) compare, best first: 5 and 20 simulated the same
-    # for both stages; 10 k-NN-compared is cheap.
-    closest_pages: Annotated[int, Field(gt=0)] = 10
-    # The multilingual stage: a question read on its own, in any language, lifts each of the best ``closest_pages``
+    # The multilingual stage: a question read on its own, in any language, lifts each of the request's ``k`` best
     # pages by up to ``sentence_weight`` rank-one units, as the sentence stage does, by how close its closest leaf
     # evidence comes to it in multilingual-e5-small (``search.multilingual``; tuned alone, 0.2 to 0.4 gained the
     # same turns on every file's dumped rankings and 0.3 lost a near tie on fresh ingests, 2026-11-29). With it, a
@@ -225,7 +224,6 @@ class SearchConfig:
     # Of 64 SimHash bits (Manku et al. 2007 used 3 on long web pages). Measured on the bench's pages (~250 words):
     # one sentence of 5-12 words changed moves 4-5 bits (median), no two different pages are closer than 12.
     near_duplicate_bits: int = 6
-    near_duplicate_newer_days: int = 30  # a copy updated a month after its archived original is shown instead
 
 
 @dataclass
@@ -384,7 +382,10 @@ RENAMED_SETTINGS = {
     "bm25_weight": "gone: BM25's list is the unit the other weights are in; scale dense_weight and the priors instead",
     "context_weight": "dense_weight", "summary_weight": "dense_weight", "keywords_weight": "dense_weight",
     "cross_lingual_weight": "dense_weight", "translation_dense_share": "foreign_dense_share",
-    "sentence_pages": "closest_pages", "multilingual_pages": "closest_pages",
+    "closest_pages": "gone: the closest-match stages compare the pages of one page of results (k)",
+    "sentence_pages": "gone: the closest-match stages compare the pages of one page of results (k)",
+    "multilingual_pages": "gone: the closest-match stages compare the pages of one page of results (k)",
+    "near_duplicate_newer_days": "gone: an archived original gives way to its copy updated after it",
     "multilingual_weight": "multilingual (true or false; the stage lifts pages by sentence_weight)",
 }
 

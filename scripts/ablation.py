@@ -112,6 +112,8 @@ NUMBERS = (
     Heuristic("spelling.KNOWN_WORD_LOG_PROB", 0.0, "how rare a word is to be checked for spelling (every word)"),
     Heuristic("spelling.MIN_HEAD_CHARS", 1, "the letters a split compound's head has at least"),
     Heuristic("conversation.STANDALONE_TERMS", 1, "a follow-up's own terms for the embedder to read it alone"),
+    Heuristic("conversation._PRIOR_RESULTS", 10, "an earlier turn's results given the prior (every one shown)"),
+    Heuristic("lexicon.TRANSLATIONS_PER_TERM", 4, "the translations of a word searched (every one the list keeps)"),
     Heuristic("retrievers.TRANSLATION_DOUBT_FREE", SearchConfig().translation_boost,
               "a foreign question's word kept as written, weighed as a translation"),
 )

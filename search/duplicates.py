@@ -8,9 +8,9 @@ page's result. Only pages the caller's search found can be folded or listed: eve
 ACL, so a copy the caller may not read is never among them, and no other query is run for copies.
 
 The canonical page of a fold: a team space's over a personal space's (key starting with ``~``); among those,
-the original (created first; a title "Copy of …" last when the dates do not tell) over its copies, unless a
-copy was updated more than ``near_duplicate_newer_days`` after the original and the original is archived
-(labelled ``archived``). The fold keeps the best score among its pages; the canonical page's best evidence
+the original (created first; a title "Copy of …" last when the dates do not tell) over its copies, unless the
+original is archived (labelled ``archived``) and a copy was updated after it: the newest such copy is what is
+current. The fold keeps the best score among its pages; the canonical page's best evidence
 carries the others' sources under ``_duplicates`` for ``present``.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ def is_archived(src: dict) -> bool:
     return ARCHIVED_LABEL in {str(label).lower() for label in src.get("labels") or []}
 
 
-def canonical_of(pages: list[dict], newer_days: int) -> int:
+def canonical_of(pages: list[dict]) -> int:
     """Which of near-duplicate pages' sources (in rank order) is the one to show: see the module's rule."""
     team = [i for i, src in enumerate(pages) if not is_personal(src)] or list(range(len(pages)))
     created = {i: _day(pages[i].get("created", "")) for i in team}
@@ -59,7 +59,7 @@ def canonical_of(pages: list[dict], newer_days: int) -> int:
     updated = {i: _day(pages[i].get("updated", "")) for i in team}
     newest = max((i for i in team if updated[i]), key=lambda i: updated[i], default=original)
     since = updated[original]
-    if since is None or (updated[newest] - since).days > newer_days:
+    if since is None or updated[newest] > since:
         return newest
     return original
 
@@ -96,7 +96,7 @@ def blocks(value: int, max_bits: int) -> list[tuple[int, int]]:
     return [(n, (value >> low) & ((1 << (high - low)) - 1)) for n, (low, high) in enumerate(zip(edges, edges[1:]))]
 
 
-def collapse_near_duplicates(groups: list[Group], max_bits: int, newer_days: int) -> list[Group]:
+def collapse_near_duplicates(groups: list[Group], max_bits: int) -> list[Group]:
     """The page groups with near-duplicates folded: one group per fold, its canonical page's evidence first,
     at the best score among the fold's pages, in the order the folds were first ranked. A group without a
     signature (a short page, an index written before signatures, a damaged one) and a document's later groups (a
@@ -130,16 +130,16 @@ def collapse_near_duplicates(groups: list[Group], max_bits: int, newer_days: int
         for key in keys:
             by_block.setdefault(key, []).append(len(folds))
         folds.append([found])
-    return [_folded(fold, newer_days) for fold in folds]
+    return [_folded(fold) for fold in folds]
 
 
-def _folded(fold: list[Group], newer_days: int) -> Group:
+def _folded(fold: list[Group]) -> Group:
     """One group for a fold: the canonical page's evidence, the fold's best score, the others' sources listed.
     An explained search (its evidence carries ``_parts``) books what the best copy's score adds over the
     canonical page's own as ``near_duplicate_fold``, so the parts still add up to the score shown."""
     if len(fold) == 1:
         return fold[0]
-    canonical = fold[canonical_of([_source(g) for g in fold], newer_days)]
+    canonical = fold[canonical_of([_source(g) for g in fold])]
     best = max(g.score for g in fold)
     lead = canonical.items[0]
     lead["_duplicates"] = [_source(g) for g in fold if g is not canonical]

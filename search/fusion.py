@@ -29,18 +29,24 @@ def query_name(name: str, explain: bool) -> dict:
     return {"_name": name} if explain else {}
 
 
-def min_max(scores: list[float]) -> list[float]:
-    """Each score scaled to [0, 1] between the lowest and the highest; all 1 when they are equal."""
-    low, high = min(scores, default=0.0), max(scores, default=0.0)
-    return [(s - low) / (high - low) if high > low else 1.0 for s in scores]
+def min_max(scores: list[float], window: int | None = None) -> list[float]:
+    """Each score scaled to [0, 1] between the lowest and the highest; all 1 when they are equal. With ``window``
+    (scores best first), between the lowest and highest of the first ``window`` alone, and 0 for the scores past
+    it: a list fetched deeper for a later page of results scales its first ``window`` scores as the first page's
+    search did, so the pages already shown keep their order and "More results" continues it."""
+    head = scores[:window] if window else scores
+    low, high = min(head, default=0.0), max(head, default=0.0)
+    return [(s - low) / (high - low) if high > low else 1.0 for s in head] + [0.0] * (len(scores) - len(head))
 
 
-def rank_shares(scores: list[float], fusion: str, weight: float, rrf_k: int) -> list[float]:
+def rank_shares(scores: list[float], fusion: str, weight: float, rrf_k: int,
+                window: int | None = None) -> list[float]:
     """What each item of one ranked list (best first) adds to its fused score at ``weight``:
-    ``weight / (rrf_k + rank)`` under ``rrf``, its min-max normalized score times ``weight`` otherwise."""
+    ``weight / (rrf_k + rank)`` under ``rrf``, its min-max normalized score (over the first ``window``) times
+    ``weight`` otherwise."""
     if fusion == "rrf":
         return [weight / (rrf_k + rank) for rank in range(1, len(scores) + 1)]
-    return [weight * s for s in min_max(scores)]
+    return [weight * s for s in min_max(scores, window)]
 
 
 def shares(weights: list[float]) -> list[float]:
@@ -56,13 +62,14 @@ def rank_one_unit(fusion: str, weights: list[float], rrf_k: int) -> float:
 
 
 def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[float] | None = None,
-         names: list[str] | None = None) -> list[dict]:
+         names: list[str] | None = None, window: int | None = None) -> list[dict]:
     """Combine the retrievers' ranked lists into one, by evidence id, each with its ``_score_fused``; with
     ``names`` (one per list) each also keeps ``_parts``, what each named list added to it (``explain``).
 
     ``rrf``: weighted reciprocal rank fusion, sum of w / (k + rank). ``minmax``: weighted mean of min-max
-    normalized scores (as the server-side normalization processor computes it). ``merge``: MC-indexing's
-    view merging, the top 2/3 of each list taken in turn, de-duplicated by section.
+    normalized scores (as the server-side normalization processor computes it; each list over its first
+    ``window`` hits, the depth of a first page's search, so a later page's deeper lists rank the first pages
+    alike). ``merge``: MC-indexing's view merging, the top 2/3 of each list taken in turn, de-duplicated by section.
     """
     weights = weights or [1.0] * len(ranked_lists)
     if fusion == "merge":
@@ -73,7 +80,7 @@ def fuse(ranked_lists: list[list[dict]], fusion: str, rrf_k: int, weights: list[
     scores: dict[str, float] = {}
     items: dict[str, dict] = {}
     for hits, weight, name in zip(ranked_lists, weights, names or [""] * len(ranked_lists)):
-        for hit, share in zip(hits, rank_shares([h["_score"] for h in hits], fusion, weight, rrf_k)):
+        for hit, share in zip(hits, rank_shares([h["_score"] for h in hits], fusion, weight, rrf_k, window)):
             item = items.setdefault(hit["_id"], hit)
             scores[hit["_id"]] = scores.get(hit["_id"], 0.0) + share
             if name:

@@ -45,7 +45,6 @@ _SPACE = re.compile(r"\s+")
 _MAX_WORDS = 3  # longer dictionary phrases are examples, not translations
 _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildung|s|budget, Lern|en|tag
 _KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones are rare senses
-_MIN_PART = 3  # letters of each part of a split compound at least ("Lern|tag"); shorter parts are affixes
 _COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
 COMPOUNDING_LANGUAGES = frozenset({"de"})  # the languages whose unknown compounds are split (Ding's side is German)
 # Translations of a query word searched: the common senses, not every reading. One lowered every file and three
@@ -163,13 +162,14 @@ class Lexicon:
 
     def split_compound(self, word: str, source: str, target: str) -> Compound | None:
         """A German compound's two words as the list has them ("verpflegungspauschale": verpflegung, pauschale),
-        the longest tail first (Weiterbildungs|budget before Weiter|...); none for another language, or when
+        the longest tail first (Weiterbildungs|budget before Weiter|...), cut at any letter: both parts must be
+        words the list knows, and a head the list holds as a prefix is none; none for another language, or when
         no split gives two words the list knows. The word itself may be known or not."""
         if source not in COMPOUNDING_LANGUAGES:
             return None
         words = self.table.get((source, target), {})
         word = word.lower()
-        for cut in range(_MIN_PART, len(word) - _MIN_PART + 1):
+        for cut in range(1, len(word)):
             head, tail = word[:cut], word[cut:]
             if tail not in words:
                 continue
@@ -180,7 +180,7 @@ class Lexicon:
                 # Gehalt|s|runde: the noun; Lern|tag: the verb lernen before the prefix Lern-
                 forms = (stem, stem + "en", stem + "e") if stem in self.nouns else (stem + "en", stem, stem + "e")
                 for candidate in forms:
-                    if candidate in words and len(candidate) >= _MIN_PART:
+                    if candidate in words:
                         return Compound(candidate, tail, stem, self._joined_noun(candidate, head, words))
         return None
 
@@ -228,13 +228,15 @@ class Lexicon:
         return list(dict.fromkeys([*(w for phrase in phrases for w in phrase.split()),
                                    *(phrase for phrase in phrases if " " in phrase)]))
 
-    def translate(self, terms: list[str], source: str, target: str, per_term: int = TRANSLATIONS_PER_TERM,
+    def translate(self, terms: list[str], source: str, target: str, per_term: int | None = None,
                   held: set[str] | None = None) -> list[str]:
-        """The words of the best ``per_term`` translations of each term, each word once; with ``held`` (the
+        """The words of the best ``per_term`` translations of each term (``TRANSLATIONS_PER_TERM``, read when
+        called), each word once; with ``held`` (the
         words and phrases of ``sense_words`` the corpus holds), the translations the corpus holds as phrases
         first ("status page" of "Statusseite"), then those that have a word the corpus holds, and of those
         only such words (of "further education budget", "education budget" where no page says "further")."""
         out: list[str] = []
+        per_term = TRANSLATIONS_PER_TERM if per_term is None else per_term
         for term in terms:
             senses = self.lookup(term, source, target)
             if held is not None:

@@ -352,7 +352,8 @@ class Searcher:
             fused = fusion.fused_by_opensearch(retrieved.ranked_lists[0])
             return fusion.whole_parts(fused, "fused_in_opensearch") if explain else fused
         return fusion.fuse(retrieved.ranked_lists, plan.fusion, self.settings.search.rrf_k,
-                           [r.weight for r in retrievers], list_names(plan, retrievers) if explain else None)
+                           [r.weight for r in retrievers], list_names(plan, retrievers) if explain else None,
+                           window=self.settings.search.candidates)
 
     def prioritize(self, plan: Plan, query: Query, retrievers: list[Retriever], fused: list[dict]) -> list[dict]:
         """The priors added in units of what a first rank of a weight-1 retriever is worth, best first."""
@@ -385,7 +386,8 @@ class Searcher:
         ahead = sorted(groups, key=lambda found: -found.score)[:CARD_PAGES_AHEAD]
         return match_closest(self.client, self.settings, query, request_filters(request.groups, request.filters),
                              unit, vectors, multilingual_vector, groups, request.explain,
-                             [evidence_id for found in ahead for evidence_id in card_evidence_ids(found)])
+                             [evidence_id for found in ahead for evidence_id in card_evidence_ids(found)],
+                             request.k)
 
     def embed_multilingual(self, request: SearchRequest, plan: Plan, query: Query, retrievers: list[Retriever],
                            groups: list[Group]) -> list[float] | None:
@@ -416,7 +418,7 @@ class Searcher:
         if not self.collapses(request) or plan.group != "page":
             return groups
         cfg = self.settings.search
-        return collapse_near_duplicates(groups, cfg.near_duplicate_bits, cfg.near_duplicate_newer_days)
+        return collapse_near_duplicates(groups, cfg.near_duplicate_bits)
 
     def collapses(self, request: SearchRequest) -> bool:
         """Whether near-duplicate pages are folded into one result: the request's switch, else the setting's."""

@@ -11,7 +11,9 @@ const session = sessionStorage.getItem("evident-session")
 sessionStorage.setItem("evident-session", session);
 const byId = id => document.getElementById(id);
 const form = byId("search-form"), q = byId("q");
-let lastSearchId = "", shown = 0, total = 0, sentHistory = [];
+// What the results list holds: its pages' links (a later page never repeats one: a deeper search can rank a page
+// of the first among the next), the results asked for so far, and how many the search found.
+let lastSearchId = "", shownUrls = new Set(), asked = 0, total = 0, sentHistory = [];
 let state = fromAddress(location.search);
 // Only http(s) links without credentials are clickable: a javascript:, relative or user:password@ URL from a bad
 // source stays plain text (the API already drops them: this holds for an API that did not).
@@ -39,10 +41,13 @@ function day(iso) {  // "2024-09-16T10:00:00Z" -> "16 Sep 2024", as the reader's
   const d = new Date(iso);
   return isNaN(d) ? "" : d.toLocaleDateString(undefined, {day: "numeric", month: "short", year: "numeric"});
 }
+// The chip says what the next question follows: the conversation's first question (its topic) and its last.
 function renderFollowing() {
-  const last = conversation.at(-1);
-  byId("following").innerHTML = last ? `<span class="chip" title="${esc(conversation.map(t => t.q).join(" → "))}">`
-    + `Following: ${esc(last.q)} <button type="button" class="remove" aria-label="Stop following: ${esc(last.q)}">×</button></span>` : "";
+  const first = conversation[0], last = conversation.at(-1);
+  const said = last ? `Following: ${first.q}${conversation.length > 1 ? ` → ${last.q}` : ""}` : "";
+  const chain = conversation.map(t => t.q).join(" → ");
+  byId("following").innerHTML = last ? `<span class="chip" title="${esc(chain)}">${esc(said)} `
+    + `<button type="button" class="remove" aria-label="Stop following: ${esc(last.q)}">×</button></span>` : "";
 }
 // The query with each mistyped word replaced by the word the API searched beside it.
 function corrected(query, spelling) {
@@ -136,11 +141,13 @@ async function run({page = 1, question = false} = {}) {
   if (!resp.ok) { results.innerHTML = `<p class="error">${esc(data.error || resp.statusText)}</p>`; return; }
   lastSearchId = data.search_id;
   if (page > 1) {
-    results.insertAdjacentHTML("beforeend", data.hits.map((h, i) => hitHtml(h, shown + i + 1)).join(""));
-    shown += data.hits.length;
+    const fresh = data.hits.filter(h => !shownUrls.has(h.url));
+    results.insertAdjacentHTML("beforeend", fresh.map((h, i) => hitHtml(h, shownUrls.size + i + 1)).join(""));
+    fresh.forEach(h => shownUrls.add(h.url));
+    asked = page * state.k;
   } else {
     const expanded = Object.entries(data.acronyms || {}).map(([typed, meant]) => `${meant} (for ${typed})`).join(", ");
-    total = data.total; shown = data.hits.length;
+    total = data.total; shownUrls = new Set(data.hits.map(h => h.url)); asked = state.k;
     byId("meta").textContent = `${data.total} page${data.total === 1 ? "" : "s"} · ${data.took_ms} ms`
       + (expanded ? ` · also searched for: ${expanded}` : "")
       + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "");
@@ -150,7 +157,7 @@ async function run({page = 1, question = false} = {}) {
     results.innerHTML = data.hits.map((h, i) => hitHtml(h, i + 1)).join("")
       || `<p>No results for “${esc(data.query)}”${filtered() ? " with these filters" : ""}.</p>`;
   }
-  byId("more").hidden = shown >= total || !data.hits.length;
+  byId("more").hidden = asked >= total || !data.hits.length;
   if (question) {
     conversation.push({q: state.q, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title})), opened: []});
     renderFollowing();
@@ -200,7 +207,7 @@ byId("filters").addEventListener("change", e => {
 byId("filters").addEventListener("click", e => {
   if (e.target.id === "clear-filters") go({...state, typed: "", filters: fromAddress("").filters, dates: fromAddress("").dates}, {});
 });
-byId("more").addEventListener("click", () => run({page: Math.floor(shown / state.k) + 1}));
+byId("more").addEventListener("click", () => run({page: asked / state.k + 1}));
 form.addEventListener("submit", e => {
   e.preventDefault();
   if (!q.value.trim()) return;

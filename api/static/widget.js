@@ -86,11 +86,13 @@
   // The question a follow-up is about, as a chip: removing it asks the next question on its own.
   const newTopic = node("button", "evident-new-topic");
   newTopic.type = "button";
+  // What the next question follows: the conversation's first question (its topic) and its last.
   function showFollowing(turns) {
-    const last = turns[turns.length - 1];
+    const first = turns[0], last = turns[turns.length - 1];
     newTopic.hidden = !last;
     if (!last) return;
-    newTopic.replaceChildren(`Following: ${last.q} `, node("span", "evident-remove", "×"));
+    newTopic.replaceChildren(`Following: ${first.q}${turns.length > 1 ? ` → ${last.q}` : ""} `,
+                             node("span", "evident-remove", "×"));
     newTopic.title = turns.map(turn => turn.q).join(" → ");
     newTopic.setAttribute("aria-label", `Stop following: ${last.q}`);
   }

@@ -146,7 +146,7 @@ def test_the_follow_up_chip_shows_what_is_carried_and_removing_it_asks_afresh(pa
     follow_up = asked(page, "and how do I fix it?")
     page.screenshot("search-follow-up.png")
     assert "searched for:" in follow_up["meta"] and follow_up["hits"][0]["href"] == fact["Expected URL"]
-    assert follow_up["following"].startswith("Following: and how do I fix it?")
+    assert follow_up["following"].startswith(f"Following: {fact['Query']} → and how do I fix it?")
     page.click("#following button.remove")
     assert page.evaluate(SHOWN)["following"] == ""
     alone = asked(page, "and how do I fix it?")

@@ -163,6 +163,8 @@ def test_the_widget_follows_the_conversation_onto_the_page_a_result_opened(page,
     assert "e4471" in page.evaluate("document.querySelector('.evident-widget [role=status]').title").lower()
     page.screenshot("widget-follow-up.png")
 
+    chip = page.evaluate("document.querySelector('.evident-widget .evident-new-topic').innerText")
+    assert chip.startswith("Following: What does the error TS-E4471 mean? → and how do I fix it?"), chip
     page.click(".evident-widget .evident-new-topic")
     assert page.evaluate("document.querySelector('.evident-widget .evident-new-topic').hidden")
     shown = searched_on(page, "and how do I fix it?")

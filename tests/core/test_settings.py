@@ -42,6 +42,7 @@ def test_environment_strings_become_the_setting_types(tmp_path):
     ("", {"EVIDENT_SEARCH_CONTEXT_WEIGHT": "0.4"},
      ["EVIDENT_SEARCH_CONTEXT_WEIGHT", "no longer a setting", "dense_weight"]),
     ("[search]\nmultilingual_weight = 0.2\n", {}, ["[search] multilingual_weight", "now multilingual (true or false"]),
+    ("", {"EVIDENT_SEARCH_CLOSEST_PAGES": "5"}, ["EVIDENT_SEARCH_CLOSEST_PAGES", "no longer a setting", "page of results"]),
     ("", {"EVIDENT_INGEST_CHUNK_MAX_WORDS": "many"}, ["EVIDENT_INGEST_CHUNK_MAX_WORDS", "integer", "'many'"]),
     ("", {"EVIDENT_SEARCH_SERVER_SIDE": "maybe"}, ["EVIDENT_SEARCH_SERVER_SIDE", "boolean"]),
     ("[opensearch]\ntimeout = \"soon\"\n", {}, ["[opensearch] timeout", "integer"]),

@@ -8,7 +8,7 @@ from search.fusion import page_parts
 from search.grouping import Group
 from search.present import hits
 
-BITS, NEWER_DAYS = SearchConfig().near_duplicate_bits, SearchConfig().near_duplicate_newer_days
+BITS = SearchConfig().near_duplicate_bits
 SIGNATURE = "9f3a5c7e11d20b48"
 ONE_BIT_OFF = "9f3a5c7e11d20b49"
 FAR = "60c5a381ee2df4b7"  # every bit flipped
@@ -34,44 +34,49 @@ def shown(groups: list[Group]) -> list[tuple[str, list[str]]]:
 def test_a_team_space_page_is_shown_over_its_copy_in_a_personal_space():
     pages = [page("mine", "Deploy checklist", space="~jdoe", created="2023-01-01"),
              page("team", "Deploy checklist", space="ENG", created="2024-01-01")]
-    assert canonical_of(pages, NEWER_DAYS) == 1
+    assert canonical_of(pages) == 1
 
 
 def test_the_original_is_shown_over_its_later_copy():
     pages = [page("copy", "Copy of Deploy checklist", created="2024-05-02"),
              page("orig", "Deploy checklist", created="2022-11-20")]
-    assert canonical_of(pages, NEWER_DAYS) == 1
+    assert canonical_of(pages) == 1
 
 
 def test_without_creation_dates_the_page_titled_copy_of_is_the_copy():
     pages = [page("copy", "Copy of Deploy checklist"), page("orig", "Deploy checklist")]
-    assert canonical_of(pages, NEWER_DAYS) == 1
+    assert canonical_of(pages) == 1
 
 
-def test_a_clearly_newer_copy_replaces_an_archived_original():
+def test_a_copy_updated_after_its_archived_original_replaces_it():
     pages = [page("orig", "Deploy checklist", created="2021-03-01", updated="2021-06-01", labels=["Archived"]),
              page("copy", "Deploy checklist (2024)", created="2024-01-10", updated="2024-02-01")]
-    assert canonical_of(pages, NEWER_DAYS) == 1
+    assert canonical_of(pages) == 1
 
 
-def test_an_archived_original_stays_when_its_copy_is_barely_newer():
-    pages = [page("orig", "Deploy checklist", created="2021-03-01", updated="2024-01-20", labels=["archived"]),
+def test_an_archived_original_updated_after_its_copy_stays():
+    pages = [page("orig", "Deploy checklist", created="2021-03-01", updated="2024-02-20", labels=["archived"]),
              page("copy", "Copy of Deploy checklist", created="2024-01-10", updated="2024-02-01")]
-    assert canonical_of(pages, NEWER_DAYS) == 0
+    assert canonical_of(pages) == 0
+
+
+def test_an_archived_original_gives_way_to_a_copy_updated_a_day_after_it():
+    pages = [page("orig", "Deploy checklist", created="2021-03-01", updated="2024-01-31", labels=["archived"]),
+             page("copy", "Copy of Deploy checklist", created="2024-01-10", updated="2024-02-01")]
+    assert canonical_of(pages) == 1
 
 
 def test_an_original_that_is_not_archived_stays_however_new_its_copy():
     pages = [page("orig", "Deploy checklist", created="2021-03-01", updated="2021-06-01"),
              page("copy", "Copy of Deploy checklist", created="2024-01-10", updated="2024-02-01")]
-    assert canonical_of(pages, NEWER_DAYS) == 0
+    assert canonical_of(pages) == 0
 
 
 def test_a_copy_ranked_first_is_folded_under_its_original_at_the_copy_s_place():
     copy = page("copy", "Copy of Deploy checklist", space="~jdoe", created="2024-05-02", updated="2024-05-02")
     orig = page("orig", "Deploy checklist", created="2022-11-20", signature=ONE_BIT_OFF)
     other = page("other", "Incident postmortems", signature=FAR)
-    folded = collapse_near_duplicates([group_of(copy, 3.0), group_of(other, 2.0), group_of(orig, 1.0)], BITS,
-                                      NEWER_DAYS)
+    folded = collapse_near_duplicates([group_of(copy, 3.0), group_of(other, 2.0), group_of(orig, 1.0)], BITS)
     assert shown(folded) == [("orig", ["copy"]), ("other", [])]
     assert [g.score for g in folded] == [3.0, 2.0]
     [first, _] = hits(folded, set())
@@ -85,7 +90,7 @@ def test_an_explained_fold_books_what_the_copy_s_better_score_adds_to_its_origin
     orig = group_of(page("orig", "Deploy checklist", signature=ONE_BIT_OFF), 1.0)
     for found in (copy, orig):
         found.items[0]["_parts"] = {"bm25": found.score}
-    [folded] = collapse_near_duplicates([copy, orig], BITS, NEWER_DAYS)
+    [folded] = collapse_near_duplicates([copy, orig], BITS)
     assert folded.items[0]["_parts"] == {"bm25": 1.0, "near_duplicate_fold": 2.0}
     assert sum(page_parts(folded.items, SearchConfig().page_support).values()) == folded.score
 
@@ -93,7 +98,7 @@ def test_an_explained_fold_books_what_the_copy_s_better_score_adds_to_its_origin
 def test_pages_filled_in_from_one_template_are_not_folded_even_when_their_texts_are_close():
     groups = [group_of(page("r40", "HVX 4.0 Release Test Report"), 2.0),
               group_of(page("r41", "HVX 4.1 Release Test Report", signature=ONE_BIT_OFF), 1.0)]
-    assert shown(collapse_near_duplicates(groups, BITS, NEWER_DAYS)) == [("r40", []), ("r41", [])]
+    assert shown(collapse_near_duplicates(groups, BITS)) == [("r40", []), ("r41", [])]
 
 
 def test_pages_without_a_readable_signature_and_a_document_s_other_pages_stay_apart():
@@ -102,14 +107,14 @@ def test_pages_without_a_readable_signature_and_a_document_s_other_pages_stay_ap
     stubs = [page("stub1", "Start here", signature=""), page("stub2", "Start here", signature=""),
              page("damaged", "Start here", signature="zz"), page("damaged2", "Start here", signature="zz")]
     groups = [group_of(src, 4.0 - i) for i, src in enumerate([*manual, *stubs])]
-    assert shown(collapse_near_duplicates(groups, BITS, NEWER_DAYS)) == [
+    assert shown(collapse_near_duplicates(groups, BITS)) == [
         ("pdf:manual", []), ("pdf:manual", []), ("stub1", []), ("stub2", []), ("damaged", []), ("damaged2", [])]
 
 
 def test_a_copy_with_an_unsafe_link_is_listed_without_it():
     orig = page("orig", "Deploy checklist", created="2022-11-20")
     copy = page("copy", "Copy of Deploy checklist", created="2024-05-02", url="javascript:alert(1)")
-    [hit] = hits(collapse_near_duplicates([group_of(orig, 2.0), group_of(copy, 1.0)], BITS, NEWER_DAYS), set())
+    [hit] = hits(collapse_near_duplicates([group_of(orig, 2.0), group_of(copy, 1.0)], BITS), set())
     assert hit.duplicates[0]["url"] == "" and hit.duplicates[0]["title"] == "Copy of Deploy checklist"
 
 
@@ -122,7 +127,7 @@ def test_pages_as_far_apart_as_the_threshold_fold_and_one_bit_further_do_not():
     for signature, folded in ((at_threshold, ["far"]), (beyond, [])):
         groups = [group_of(page("near", "Deploy checklist"), 2.0),
                   group_of(page("far", "Copy of Deploy checklist", signature=signature), 1.0)]
-        assert shown(collapse_near_duplicates(groups, BITS, NEWER_DAYS))[0] == ("near", folded)
+        assert shown(collapse_near_duplicates(groups, BITS))[0] == ("near", folded)
 
 
 def test_a_page_is_told_a_copy_of_another_as_a_fold_would_join_them():

@@ -17,6 +17,17 @@ def test_min_max_scales_between_lowest_and_highest():
     assert min_max([]) == []
 
 
+def test_a_list_fetched_deeper_for_a_later_page_ranks_its_first_window_as_the_first_page_did():
+    def lists(depth: int, window: int | None) -> list[tuple[str, float]]:
+        bm25 = _hits(("a", 10.0), ("b", 6.0), ("c", 2.0), ("d", 1.0), ("e", 0.5))[:depth]  # page two fetches 5
+        knn = _hits(("c", 0.9), ("a", 0.5), ("b", 0.1))
+        return [(h["_id"], h["_score_fused"]) for h in fuse([bm25, knn], "minmax", 60, [1.0, 0.3], window=window)]
+    shallow, deep = lists(3, window=3), lists(5, window=3)
+    assert deep[:3] == shallow and [name for name, _ in deep[3:]] == ["d", "e"]  # past the window: below them
+    # without the window, the deeper list's lowest score moves every share of the first page
+    assert [score for _, score in lists(5, window=None)[:3]] != [score for _, score in shallow]
+
+
 def test_rank_shares_under_rrf_and_min_max():
     assert rank_shares([9.0, 1.0], "rrf", 2.0, 60) == [2.0 / 61, 2.0 / 62]
     assert rank_shares([9.0, 5.0, 1.0], "minmax", 2.0, 60) == [2.0, 1.0, 0.0]
