@@ -382,9 +382,8 @@ RENAMED_SETTINGS = {
     "bm25_weight": "gone: BM25's list is the unit the other weights are in; scale dense_weight and the priors instead",
     "context_weight": "dense_weight", "summary_weight": "dense_weight", "keywords_weight": "dense_weight",
     "cross_lingual_weight": "dense_weight", "translation_dense_share": "foreign_dense_share",
-    "closest_pages": "gone: the closest-match stages compare the pages of one page of results (k)",
-    "sentence_pages": "gone: the closest-match stages compare the pages of one page of results (k)",
-    "multilingual_pages": "gone: the closest-match stages compare the pages of one page of results (k)",
+    **dict.fromkeys(("closest_pages", "sentence_pages", "multilingual_pages"),
+                    "gone: the closest-match stages compare the pages of one page of results (k)"),
     "near_duplicate_newer_days": "gone: an archived original gives way to its copy updated after it",
     "multilingual_weight": "multilingual (true or false; the stage lifts pages by sentence_weight)",
 }
