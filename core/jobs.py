@@ -10,8 +10,9 @@ took its task),
 ``evident:documents`` (hash: file name -> JSON list of the doc ids its evidence was written under; the names
 are registry keys, ``<source>:<name>``), ``evident:document-owner`` (hash: doc id -> the key of the file whose
 evidence it is: a second file of a source with the same page id is refused), ``evident:folder-sources`` (hash:
-a folder source's name -> the absolute path of the folder that holds it); these four are the file registry
-of the default index alias, another alias has its own under ``evident:alias:<alias>:`` (``JobStore.alias``),
+a folder source's name -> the absolute path of the folder that holds it), ``evident:evidence`` (hash: doc id ->
+JSON list of the evidence ids its last write wrote, so the next write deletes the ones it no longer writes by id,
+without searching for them); these five are the file registry of the default index alias, another alias has its own under ``evident:alias:<alias>:`` (``JobStore.alias``),
 ``evident:errors`` (the last 1000 errors of any job), ``evident:metrics:<task>`` (hash: outcome -> count,
 ``seconds``), the keyword statistics of the alias's corpus (kept per alias as the file registry is):
 ``evident:keyword-df`` (hash: lemma -> evidence counted with it), ``evident:keyword-docs`` (the number of evidence
@@ -277,6 +278,15 @@ class JobStore(RedisStore):
 
     def documents(self, name: str) -> list[str] | None:
         value = self._redis.hget(self._registry_key("documents"), name)
+        return None if value is None else json.loads(value)
+
+    def remember_evidence(self, doc_id: str, evidence_ids: Iterable[str]) -> None:
+        self._redis.hset(self._registry_key("evidence"), doc_id, json.dumps(sorted(set(evidence_ids))))
+
+    def evidence_of(self, doc_id: str) -> list[str] | None:
+        """The evidence ids the document's last write wrote; None when none was recorded (a document not written
+        yet, or written before its ids were kept)."""
+        value = self._redis.hget(self._registry_key("evidence"), doc_id)
         return None if value is None else json.loads(value)
 
     def ingested_files(self) -> dict[str, list[str]]:

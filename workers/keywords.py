@@ -9,6 +9,8 @@ phrases of every document the job wrote again, from the stored text and lemmas, 
 then stand, and rewrites those that changed (and their embedded keyword view, when one is embedded). The job is
 finished once it ends. So ingests of a corpus in one job, in any order, fresh or over earlier ingests and
 deletions, give the same key phrases; evidence a job did not write keeps those of the statistics of its own job.
+Its first task also makes the job's evidence searchable (a job's files are written without a refresh each), so a
+finished job is found.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from types import SimpleNamespace
 
 from celery import shared_task
 
-from core.index import VECTOR_FIELDS, document_evidence, update_evidence
+from core.index import VECTOR_FIELDS, document_evidence, make_searchable, update_evidence
 from ingest.views import keywords
 from workers.tasks import REASON_CHARS, VIEW_TEXT, EvidentTask, PipelineContext, embedded_views
 
@@ -45,6 +47,8 @@ def refresh_keywords(self: KeywordRefreshTask, *, job: str, start: int = 0) -> d
     a new task takes the rest, and the last one finishes the job. A task delivered again does its share again,
     with the same result."""
     ctx = self.context
+    if not start:  # the job's files were written unrefreshed (``workers.tasks.ingest_file``): found from here on
+        make_searchable(ctx.opensearch, ctx.settings)
     doc_ids = ctx.jobs.document_ids(job)
     share = doc_ids[start:start + REFRESH_DOCUMENTS]
     changed = refresh_documents(ctx, share)

@@ -298,20 +298,26 @@ class EvidenceRefused(RuntimeError):
 
 
 def write_evidence(ctx: PipelineContext, doc_id: str, evidence: list[Evidence], name: str,
-                   keyword_statistics: bool = True) -> dict:
+                   keyword_statistics: bool = True, searchable: bool = True) -> dict:
     """The evidence of one document embedded and written in place of its earlier evidence, and counted into the
     keyword statistics in place of what it counted before (``keyword_statistics``: False for index-term anchors,
     whose key phrases are chosen without them); the result has the warnings to record (``warnings``), naming the
-    file (``name``)."""
+    file (``name``). ``searchable``: found as soon as this returns (else at the next refresh: a job's end makes
+    its files' evidence searchable together, ``core.index.replace_document``)."""
     vectors = embed_views(ctx.embedder, evidence, embedded_views(ctx.settings))
     warnings = []
     if ctx.settings.search.multilingual:
         warnings = embed_multilingual(ctx.multilingual, evidence, vectors,
                                       ctx.settings.ingest.max_multilingual_leaves_per_document, name)
     sources = [to_source(e.to_dict(), v) for e, v in zip(evidence, vectors)]
-    result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources)
+    previous = ctx.jobs.evidence_of(doc_id)
+    result = replace_document(ctx.opensearch, ctx.settings, doc_id, sources, previous, searchable)
+    written = [source["id"] for source in sources]
     if result["errors"]:
+        if previous is not None:  # some may be written: the next write deletes those it does not write again
+            ctx.jobs.remember_evidence(doc_id, [*previous, *written])
         raise EvidenceRefused(refusal(ctx.settings.opensearch.index_alias, len(sources), result["errors"]))
+    ctx.jobs.remember_evidence(doc_id, written)
     if keyword_statistics:
         ctx.jobs.count_keywords(doc_id, [e.lemmas.split() for e in evidence])
     return {**result, "warnings": warnings}
@@ -329,8 +335,9 @@ def refusal(alias: str, count: int, errors: list[str]) -> str:
 
 
 def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
-               targets: list[SourceFile] | None = None) -> dict:
+               targets: list[SourceFile] | None = None, searchable: bool = True) -> dict:
     """Parse, embed and write one file; returns what happened (skipped when unchanged since last time).
+    ``searchable``: its evidence found as soon as this returns (``write_evidence``).
 
     A CSV file is read only as a back-of-book index; a PDF may be one besides being a document, grounded in
     ``targets`` (the files it points to). A document without an absolute http(s) URL is refused (ValueError
@@ -353,7 +360,7 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
         require_web_url(file.name, parsed.document.url, settings.ingest.files_base_url)
         claim(ctx, file, parsed.document.doc_id)
         warnings = [*parsed.errors, *llm_summaries(settings, evidence)]
-        written = write_evidence(ctx, parsed.document.doc_id, evidence, file.name)
+        written = write_evidence(ctx, parsed.document.doc_id, evidence, file.name, searchable=searchable)
         result.update(doc_id=parsed.document.doc_id, evidence=written["written"], removed=written["removed"],
                       warnings=warnings + written["warnings"])
         doc_ids.append(parsed.document.doc_id)
@@ -403,8 +410,9 @@ def ingest_file(self: EvidentTask, *, job_id: str, name: str, file: dict, target
     ctx = self.context
     try:
         with stopping_at_soft_limit():
+            # A job's file is found once its job is finished (``workers.keywords`` refreshes the index first).
             result = index_file(ctx, unpack(file, ctx.jobs), force=force,
-                                targets=[unpack(t, ctx.jobs) for t in targets or []])
+                                targets=[unpack(t, ctx.jobs) for t in targets or []], searchable=not job_id)
         problems = [f"warning: {warning}" for warning in result.get("warnings", [])]
     except self.autoretry_for:
         raise  # an outage: Celery retries the task with backoff

@@ -18,6 +18,26 @@ def test_a_write_to_a_missing_alias_is_refused_and_creates_no_unmapped_index(sto
     assert not stores.indices.exists(index=alias)
 
 
+def test_a_document_written_again_before_a_refresh_keeps_no_evidence_it_no_longer_has(stores, settings):
+    """A job's files are written unrefreshed: the second write of a page, within the refresh interval, drops the
+    evidence of the first that it no longer holds (by the first write's ids), and what it wrote is searchable."""
+    from core.index import make_searchable
+
+    def page(*parts: str) -> list[dict]:
+        return [{"id": f"again:{n}", "doc_id": "again", "url": "https://example.org/again", "text": text,
+                 "space": "KB"} for n, text in enumerate(parts)]
+
+    first = page("bike leasing", "lease a bike", "the old section")
+    assert replace_document(stores, settings, "again", first, searchable=False)["errors"] == []
+    second = replace_document(stores, settings, "again", page("bike leasing", "lease a bike"),
+                              previous_ids=[e["id"] for e in first], searchable=False)
+    assert second == {"written": 2, "removed": 1, "errors": []}
+    make_searchable(stores, settings)
+    found = stores.search(index=settings.opensearch.index_alias,
+                          body={"query": {"term": {"doc_id": "again"}}, "_source": ["text"]})["hits"]["hits"]
+    assert sorted(hit["_source"]["text"] for hit in found) == ["bike leasing", "lease a bike"]
+
+
 def test_an_index_from_an_older_template_gains_the_new_fields(stores, settings):
     """An upgrade that adds fields (the ``acl_level_*`` fields) must not make every write to the old index fail;
     the old index also gets the template's merge policy (few deleted evidence left to skew BM25)."""
