@@ -399,10 +399,14 @@ class JobStore(RedisStore):
             counts.update(set(lemmas) - {""})
         self._replace_counts(doc_id, counts, len(evidence_lemmas))
 
-    def take_back_keywords(self, doc_ids: Iterable[str]) -> None:
-        """Documents whose evidence left the index: what they counted leaves the keyword statistics."""
+    def documents_deleted(self, doc_ids: Iterable[str]) -> None:
+        """Documents whose evidence left the index: what they counted leaves the keyword statistics, and their
+        evidence ids are forgotten (``evidence_of``)."""
+        doc_ids = list(doc_ids)
         for doc_id in doc_ids:
             self._replace_counts(doc_id, Counter(), 0)
+        if doc_ids:
+            self._redis.hdel(self._registry_key("evidence"), *doc_ids)
 
     def _replace_counts(self, doc_id: str, counts: Counter[str], evidence: int) -> None:
         record = zlib.compress(json.dumps([evidence, dict(sorted(counts.items()))]).encode()) if evidence else b""

@@ -206,7 +206,7 @@ def prune(jobs: JobStore, client: OpenSearch, settings: Settings, paths: list[st
     removed = {}
     for key, name in vanished(list(ingested), paths, found, source).items():
         removed[name] = delete_documents(client, settings, ingested[key])
-        jobs.take_back_keywords(ingested[key])
+        jobs.documents_deleted(ingested[key])
         jobs.forget_file(key)
     return removed
 

@@ -379,7 +379,7 @@ def index_file(ctx: PipelineContext, file: SourceFile, force: bool = False,
     stale = sorted(set(previous or []) - set(doc_ids))
     if stale:  # a page id that changed, or ids of the name the file had before sources were named
         result["removed"] += delete_documents(ctx.opensearch, settings, stale)
-        ctx.jobs.take_back_keywords(stale)
+        ctx.jobs.documents_deleted(stale)
         ctx.jobs.release_documents(key, stale)
     ctx.jobs.set_fingerprint(key, content_print)
     ctx.jobs.remember_documents(key, doc_ids)

@@ -37,8 +37,16 @@ def test_a_document_counts_once_however_often_it_is_written_and_not_once_it_is_g
     assert keyword_counts(settings, scratch) == ({"buoy": 1, "anchor": 1}, 2)
     stats = scratch.keyword_stats()
     assert (stats.n_docs, stats.frequency("anchor"), stats.frequency("sensor")) == (2, 1, 0)
-    scratch.take_back_keywords(["page-1", "page-2", "never-written"])
+    scratch.documents_deleted(["page-1", "page-2", "never-written"])
     assert keyword_counts(settings, scratch) == ({}, 0)
+
+
+def test_a_documents_evidence_ids_are_kept_until_the_document_is_deleted(scratch):
+    assert scratch.evidence_of("page-1") is None  # never written: its stale evidence is found by a query
+    scratch.remember_evidence("page-1", ["e2", "e1", "e1"])
+    assert scratch.evidence_of("page-1") == ["e1", "e2"]
+    scratch.documents_deleted(["page-1"])
+    assert scratch.evidence_of("page-1") is None
 
 
 def test_what_a_document_adds_while_it_is_ingested_stays_out_of_redis(settings, scratch):

@@ -108,7 +108,7 @@ def test_a_refresh_rewrites_the_key_phrases_the_statistics_moved_and_their_embed
             assert np.allclose(fields["vec_keywords"], expected, atol=1e-4)
         assert all("vec_keywords" not in refreshed[evidence_id] for evidence_id in set(ingested) - set(moved))
     finally:
-        jobs.take_back_keywords(["made-up"])
+        jobs.documents_deleted(["made-up"])
     assert refresh_documents(ctx, doc_ids) == len(moved)
     assert {evidence_id: fields["keywords"] for evidence_id, fields in stored(
         stores, settings, corpus, ["keywords"]).items()} == {i: f["keywords"] for i, f in ingested.items()}

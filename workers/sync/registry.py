@@ -186,6 +186,6 @@ def remove(store: SourceStore, client: OpenSearch, settings: Settings, name: str
         time.sleep(REMOVE_POLL_SECONDS)
     doc_ids = [d for record in store.items(name).values() for d in record.get("doc_ids", [])]
     removed = delete_documents(client, settings, doc_ids)
-    JobStore.from_settings(settings).take_back_keywords(doc_ids)
+    JobStore.from_settings(settings).documents_deleted(doc_ids)
     store.remove(name)
     return removed

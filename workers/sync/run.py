@@ -206,7 +206,7 @@ class SyncRun:
     def delete(self, doc_ids: list[str]) -> int:
         """Documents out of the index and out of the keyword statistics."""
         removed = delete_documents(self.ctx.opensearch, self.ctx.settings, doc_ids)
-        self.ctx.jobs.take_back_keywords(doc_ids)
+        self.ctx.jobs.documents_deleted(doc_ids)
         return removed
 
     def forget(self, item_id: str, record: dict | None) -> None:
