@@ -7,7 +7,9 @@ index) in one call to the same embedder, which gives the embedder's own time and
 
 Search: an API is started for the run (``evident serve`` on a free loopback port, or ``--api URL`` for one
 already running) and asked ``GET /api/search`` by 1 and 4 concurrent clients, in BM25 and in hybrid mode;
-each client goes through the questions file in its own order. ``--scale N`` copies the evidence under new
+each client goes through the questions file in its own order. Each row also gives the CPU a search took in the
+OpenSearch node and in the API, read from /proc when they run on this machine (the API: one the bench started):
+on a machine the two share, their sum is what the latency budget buys. ``--scale N`` copies the evidence under new
 ids, doc ids and URLs into a throwaway alias of about N evidence, merged into one segment as ``evident
 reindex`` leaves an index, measures search there through an API of its own, then deletes it.
 
@@ -31,6 +33,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import requests
 
@@ -55,6 +58,7 @@ STOP_TIMEOUT = 60  # a started worker finishes the file in hand before it exits
 SCROLL_SIZE = 500  # evidence read back per scroll page (texts only, no vectors)
 SCROLL_KEEP = "2m"  # the scroll context lives between two pages read back
 REINDEX_TIMEOUT = 3600  # seconds one copy of the evidence may take into the scale index
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # an OpenSearch URL on one of these is a node on this machine
 SCALE_SUFFIX = "_scale"  # the scale alias: not "<alias>-...", which the alias's own template would claim
 PERCENTILES = (50, 95, 99)
 
@@ -85,6 +89,10 @@ class SearchFigures:
     latencies_ms: list[float]
     wall_seconds: float
     stages: list[dict[str, StageFigures]] = field(default_factory=list)  # per search, from its Server-Timing
+    # CPU per search of the OpenSearch node and of the API, when they run on this machine (the API: when the bench
+    # started it); NaN when not measured. On a machine the two share, the search budget is their sum.
+    opensearch_cpu_ms: float = math.nan
+    api_cpu_ms: float = math.nan
 
 
     def percentile(self, p: int) -> float:
@@ -193,15 +201,53 @@ def worker_for(settings: Settings, log: Path):
 
 @contextmanager
 def api_for(settings: Settings, url: str | None, log: Path, **env: str):
-    """The base URL of an API on the settings' alias: ``url`` when given, else `evident serve` for the run."""
+    """The base URL of an API on the settings' alias and its process id: ``url`` (no process id) when given,
+    else `evident serve` for the run."""
     if url:
-        yield url.rstrip("/")
+        yield url.rstrip("/"), None
         return
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with child(["serve", "--host", "127.0.0.1", "--port", str(port)], child_env(settings, **env), log) as process:
         wait_until(lambda: _answers(base), process, "the API", log)
-        yield base
+        yield base, process.pid
+
+
+def local_node_pid(client, settings: Settings) -> int | None:
+    """The process id of the OpenSearch node the settings reach, when it runs on this machine (a loopback URL):
+    its CPU is read from /proc, as the API's is; the node's own stats refresh once a second, too coarse for a row
+    of a few seconds. None for a node elsewhere, or several."""
+    if urlsplit(settings.opensearch.url).hostname not in LOOPBACK_HOSTS:
+        return None
+    nodes = list(client.nodes.info(metric="process")["nodes"].values())
+    pid = nodes[0]["process"]["id"] if len(nodes) == 1 else None
+    return pid if pid and Path(f"/proc/{pid}").exists() else None
+
+
+def process_tree_cpu_seconds(root: int | None) -> float:
+    """The CPU seconds process ``root`` and its descendants (gunicorn's workers) have used, read from /proc;
+    NaN without a process. Written by hand: psutil would be a dependency for these few lines."""
+    if root is None:
+        return math.nan
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields_after_name = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # ended meanwhile
+                continue
+            parents[int(entry.name)] = int(fields_after_name[1])
+            used[int(entry.name)] = (int(fields_after_name[11]) + int(fields_after_name[12])) / tick
+    tree, grown = {root}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sum(used.get(pid, 0.0) for pid in tree)
 
 
 def _answers(base: str) -> bool:
@@ -330,13 +376,18 @@ def run_clients(base: str, queries: list[str], mode: str, clients: int,
     return latencies, errors[0], time.perf_counter() - started, stages
 
 
-def measure_search(base: str, index: str, evidence: int, queries: list[str], searches: int) -> list[SearchFigures]:
+def measure_search(base: str, api_pid: int | None, node_pid: int | None, index: str, evidence: int,
+                   queries: list[str], searches: int) -> list[SearchFigures]:
     out = []
     for mode in MODES:
         run_clients(base, queries, mode, 1, WARM_UP_SEARCHES)
         for clients in CLIENTS:
+            node, api = process_tree_cpu_seconds(node_pid), process_tree_cpu_seconds(api_pid)
             latencies, errors, wall, stages = run_clients(base, queries, mode, clients, searches)
-            out.append(SearchFigures(index, evidence, mode, clients, searches, errors, latencies, wall, stages))
+            done = max(len(latencies), 1)
+            out.append(SearchFigures(index, evidence, mode, clients, searches, errors, latencies, wall, stages,
+                                     (process_tree_cpu_seconds(node_pid) - node) * 1000 / done,
+                                     (process_tree_cpu_seconds(api_pid) - api) * 1000 / done))
             say(f"{index} {mode} x{clients}: p95 {out[-1].percentile(95):.0f} ms")
     return out
 
@@ -393,9 +444,11 @@ def format_report(ingest: IngestFigures | None, searches: list[SearchFigures]) -
             f"ingest wall / the embedders' own time = "
             f"{ingest.wall_seconds / (ingest.embedder_seconds + ingest.multilingual_seconds):.2f}",
         ]
-    header = ("index", "evidence", "mode", "clients", "searches", "errors", "p50 ms", "p95 ms", "p99 ms", "searches/s")
+    header = ("index", "evidence", "mode", "clients", "searches", "errors", "p50 ms", "p95 ms", "p99 ms", "searches/s",
+              "OpenSearch CPU ms", "API CPU ms")
     rows = [(s.index, str(s.evidence), s.mode, str(s.clients), str(s.searches), str(s.errors),
-             *(f"{s.percentile(p):.0f}" for p in PERCENTILES), f"{len(s.latencies_ms) / s.wall_seconds:.1f}")
+             *(f"{s.percentile(p):.0f}" for p in PERCENTILES), f"{len(s.latencies_ms) / s.wall_seconds:.1f}",
+             *("–" if math.isnan(ms) else f"{ms:.1f}" for ms in (s.opensearch_cpu_ms, s.api_cpu_ms)))
             for s in searches]
     return "\n".join(lines + [format_table(header, rows)])
 
@@ -416,17 +469,18 @@ def run(settings: Settings, corpus: list[str], questions: Path, searches: int, s
     queries = load_queries(questions)
     client = connect(settings)
     figures = measure_ingest(settings, client, corpus, log_dir) if ingest else None
+    node_pid = local_node_pid(client, settings)
     log_index = f"evident-searchlog-bench-{os.getpid()}"  # the bench's searches stay out of the real log
     searchlog_env = {"EVIDENT_OPENSEARCH_SEARCHLOG_INDEX": log_index}
     try:
         evidence = client.count(index=settings.opensearch.index_alias)["count"]
-        with api_for(settings, api, log_dir / "bench-api.log", **searchlog_env) as base:
-            results = measure_search(base, "bench", evidence, queries, searches)
+        with api_for(settings, api, log_dir / "bench-api.log", **searchlog_env) as (base, api_pid):
+            results = measure_search(base, api_pid, node_pid, "bench", evidence, queries, searches)
         if scale:
             scaled, size = build_scale_index(client, settings, scale)
             try:
-                with api_for(scaled, None, log_dir / "bench-api-scale.log", **searchlog_env) as base:
-                    results += measure_search(base, "scale", size, queries, searches)
+                with api_for(scaled, None, log_dir / "bench-api-scale.log", **searchlog_env) as (base, api_pid):
+                    results += measure_search(base, api_pid, node_pid, "scale", size, queries, searches)
             finally:
                 drop_scale_index(client, scaled)
     finally:

@@ -42,12 +42,15 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
         leaves = re.search(rf"multilingual embedder: (\d+) leaf evidence in {NUMBER} s = \d+% of the ingest", out)
         assert leaves and int(leaves.group(1)) > 0, out
         rows = re.findall(rf"^\| (bench|scale) +\| (\d+) +\| (bm25|hybrid) +\| ([14]) +\| 6 +\| 0 +\| "
-                          rf"(\d+) +\| (\d+) +\| (\d+) +\| ({NUMBER}) +\|$", out, re.M)
+                          rf"(\d+) +\| (\d+) +\| (\d+) +\| ({NUMBER}) +\| ({NUMBER}) +\| ({NUMBER}) +\|$", out, re.M)
         assert {(index, mode, clients) for index, _n, mode, clients, *_ in rows} == {
             (index, mode, clients) for index in ("bench", "scale") for mode in ("bm25", "hybrid") for clients in "14"}
-        for index, evidence, _mode, _clients, p50, p95, p99, rate in rows:
+        for index, evidence, _mode, _clients, p50, p95, p99, rate, node_cpu, api_cpu in rows:
             assert int(p50) <= int(p95) <= int(p99) and float(rate) > 0
             assert int(evidence) >= (SCALE if index == "scale" else 1)
+        # a search costs CPU in both: the API's processes and the node, each read for the bench's own API
+        assert all(float(api_cpu) > 0 for *_, api_cpu in rows), out
+        assert sum(float(node_cpu) for *_, node_cpu, _api in rows) > 0, out
         assert not stores.indices.get(index=f"{BENCH_ALIAS}_scale-*", ignore_unavailable=True)
         assert not stores.indices.get(index="evident-searchlog-bench-*", ignore_unavailable=True)
     finally:
