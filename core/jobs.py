@@ -12,7 +12,8 @@ are registry keys, ``<source>:<name>``), ``evident:document-owner`` (hash: doc i
 evidence it is: a second file of a source with the same page id is refused), ``evident:folder-sources`` (hash:
 a folder source's name -> the absolute path of the folder that holds it), ``evident:evidence`` (hash: doc id ->
 JSON list of the evidence ids its last write wrote, so the next write deletes the ones it no longer writes by id,
-without searching for them); these five are the file registry of the default index alias, another alias has its own under ``evident:alias:<alias>:`` (``JobStore.alias``),
+without searching for them); these five are the file registry of the default index alias, another alias has its
+own under ``evident:alias:<alias>:`` (``JobStore.alias``),
 ``evident:errors`` (the last 1000 errors of any job), ``evident:metrics:<task>`` (hash: outcome -> count,
 ``seconds``), the keyword statistics of the alias's corpus (kept per alias as the file registry is):
 ``evident:keyword-df`` (hash: lemma -> evidence counted with it), ``evident:keyword-docs`` (the number of evidence

@@ -334,7 +334,8 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
     started = time.perf_counter()
     multilingual.passages(leaves)
     return IngestFigures(files=len(files), pages=count_pages(files), evidence=len(items), failed=status.failed,
-                         wall_seconds=wall, warm_up_seconds=warm_up, embedded_texts=len(texts), views=views, embedder_seconds=embedder_seconds,
+                         wall_seconds=wall, warm_up_seconds=warm_up, embedded_texts=len(texts), views=views,
+                         embedder_seconds=embedder_seconds,
                          multilingual_texts=len(leaves), multilingual_seconds=time.perf_counter() - started)
 
 

@@ -457,8 +457,8 @@ def build_parser() -> argparse.ArgumentParser:
     jobs_cli.add_parsers(sub)
     dashboards_cli.add_parsers(sub)
 
-    p = sub.add_parser("bench", help="measure ingest and search speed on this machine (re-ingests the corpus "
-                                     "into the settings' alias: give it its own)")
+    p = sub.add_parser("bench", help="ingest (twice, timing the second) and search speed and CPU on this machine "
+                                     "(re-ingests into the settings' alias: give it its own)")
     p.add_argument("--corpus", nargs="+", default=[str(c) for c in bench.DEFAULT_CORPUS], metavar="PATH",
                    help="files or folders to ingest (default: the shared bench's wiki pages and PDFs)")
     p.add_argument("--questions", default=str(bench.DEFAULT_QUESTIONS),
