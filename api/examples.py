@@ -15,7 +15,7 @@ SEARCH_ANSWER = {"query": "how do I reset the vpn token", "hits": [HIT], "took_m
                  "resolved_query": "how do I reset the vpn token", "facets": {"space": {"OPS": 1},
                                                                          "kind": {"passage": 1}},
                  "warnings": [], "verdict": "strong", "confidence": 0.91, "answer": None,
-                 "search_id": "5f0c2a9e7b1d4c36"}
+                 "search_id": "5f0c2a9e7b1d4c36", "new_topic": False}
 JOB = {"job_id": "3fa2c1d09b7e", "total": 12, "done": 11, "skipped": 0, "failed": 1, "cancelled": 0,
        "state": "finished", "created": 1793000000.0, "errors": [
            {"file": "handbook/scan.pdf", "reason": "handbook/scan.pdf: stopped after 600 s; skipped"}]}

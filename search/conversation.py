@@ -27,9 +27,12 @@ from __future__ import annotations
 from core.llm import LLMError
 from search.fusion import CARRIED_PREFIX, query_name
 from search.query import ResolvedQuery, content_terms, named_codes, title_words
+import re
+from collections.abc import Callable
+
 from search.rewrite import QueryRewriter
 from search.schema import Turn
-from text.detect import detect_language
+from text.detect import detect_language, known_word
 from text.lemmas import Lemmatizer
 
 # Each turn further back, an earlier question's terms and shown page keep this share of their weight: the
@@ -48,6 +51,7 @@ SHOWN_PAGE_SHARE = 0.5
 # (docs/ranking.md, "Conversations"; CHANGELOG.md, 2026-11-27); 3 is the largest of the tied values, so a two-word
 # question still leans on the conversation.
 STANDALONE_TERMS = 3
+_WORD_JOINS = re.compile(r"[-/]")  # what joins words into one term ("EDI-Bug", "A/B")
 
 
 def resolve(query: str, history: list[Turn], lang: str, lemmatizer: Lemmatizer,
@@ -64,6 +68,25 @@ def resolve(query: str, history: list[Turn], lang: str, lemmatizer: Lemmatizer,
         except LLMError as exc:
             warnings.append(f"follow-up rewriting failed ({exc}); resolved without the LLM")
     return conversation_reading(query, history, lang, lemmatizer), warnings
+
+
+def off_the_map(own: list[str], corpus_holds: Callable[[list[str]], set[str]],
+                is_word: Callable[[str], bool] = known_word) -> bool:
+    """Whether a follow-up's own terms match nothing: none is a word of a language the search reads (``is_word``:
+    the languages' word lists, ``text.detect.known_word``, and the translation list where there is one; a number is
+    a word of every language, a code of letters and digits, "TS-E9999", of none, a word of words joined by a hyphen
+    is one, "EDI-Bug") and the corpus writes none of them (``corpus_holds``: which of some words any evidence the
+    caller may read writes; asked only then).
+
+    Such a question ("xyzzyplugh", another organisation's product name) is read on its own: carried, the
+    conversation's terms would find the earlier pages alone, and the answer would seem to be about it. A follow-up
+    in words of a language the corpus lacks ("Und in Tschechien?", "And in Czechia?", "and flying?") keeps its
+    conversation: it asks about the topic in other words."""
+    def a_word(term: str) -> bool:
+        if any(c.isdigit() for c in term):
+            return not any(c.isalpha() for c in term)
+        return is_word(term) or any(is_word(part) for part in _WORD_JOINS.split(term) if part)
+    return bool(own) and not any(a_word(term) for term in own) and not corpus_holds(own)
 
 
 def carried_terms(history: list[Turn], own: set[str], lemmatizer: Lemmatizer) -> dict[str, float]:

@@ -160,6 +160,11 @@ class Lexicon:
         split = self.split_compound(word, source, target)
         return _pairs(words[split.head], words[split.tail]) if split else []
 
+    def knows(self, word: str) -> bool:
+        """Whether the list has the word in any of its languages: as written, as a compound of two of its words, or
+        a hyphenated word of its words ("Czechia", "Lerntage" as "Lern|tag", "EDI-Bug")."""
+        return any(self.lookup(word, source, target) for source, target in self.table)
+
     def split_compound(self, word: str, source: str, target: str) -> Compound | None:
         """A German compound's two words as the list has them ("verpflegungspauschale": verpflegung, pauschale),
         the longest tail first (Weiterbildungs|budget before Weiter|...), cut at any letter: both parts must be

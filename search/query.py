@@ -39,6 +39,8 @@ class ResolvedQuery:
     dense_text: str  # what the embedder sees: the earlier question and this one, for a follow-up
     prior_urls: dict[str, float]  # pages shown for earlier turns -> their share of the follow-up prior
     follow_up: bool  # read together with the conversation
+    # Asked after earlier turns but read on its own: it matches nothing of the corpus (``conversation.off_the_map``).
+    new_topic: bool = False
 
     @classmethod
     def standalone(cls, query: str) -> ResolvedQuery:

@@ -108,6 +108,10 @@ class SearchResponse:
     signal: float = 0.0
     # Whether terms carried from earlier turns were read with the question: the verdict's follow-up map judged it.
     follow_up: bool = False
+    # Asked after earlier turns, but read on its own: none of its own words is a word of a language the search reads
+    # or one the corpus writes (``search.conversation.off_the_map``), so the conversation's topic would only have
+    # brought back the earlier pages. The page and the widget then start the conversation afresh from it.
+    new_topic: bool = False
 
     def as_json(self) -> dict:
         """The answer as JSON-ready data, without the fields of ``EVAL_ONLY``: the hits' fields as they are, where

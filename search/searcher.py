@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from opensearchpy import OpenSearch
@@ -40,7 +41,8 @@ from core.settings import Settings
 from search import fusion, multilingual, present
 from search.acronyms import AcronymExpander, expanded
 from search.analysis import FieldTokens
-from search.conversation import carried_across, carried_bm25, own_word_searches, resolve, shown_weights
+from search.conversation import (carried_across, carried_bm25, off_the_map, own_word_searches, resolve,
+                                 shown_weights)
 from search.duplicates import collapse_near_duplicates
 from search.flatten import flat_body, texts_to_analyze
 from search.grouping import Group, group
@@ -59,7 +61,7 @@ from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
 from search.verdict import NO_RESULT, Judgement, follows_conversation, judge_all, question_terms
 from search.vocabulary import CorpusWords
-from text.detect import detect_language
+from text.detect import detect_language, known_word
 from text.lemmas import Lemmatizer
 
 __all__ = ["Hit", "SearchRequest", "SearchResponse", "Searcher", "Turn"]
@@ -206,6 +208,7 @@ class Searcher:
             hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
         return SearchResponse(query=request.query, hits=hits, verdict=first.verdict, confidence=first.confidence,
                               signal=first.signal, follow_up=follows_conversation(query),
+                              new_topic=query.resolved.new_topic,
                               answer=self.answer(query, ranked[:1], first, vectors, card_units),
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
@@ -251,11 +254,25 @@ class Searcher:
         if self.corpus_words is not None:
             corpus_words = self.corpus_words
             present = (lambda words, target: corpus_words.present(words, target, request.groups))
+        if resolved.carried and present is not None and self.matches_nothing(asked, lang, present):
+            resolved = replace(ResolvedQuery.standalone(asked), new_topic=True)
         if resolved.carried:
             carried = translations(lexicon, list(resolved.carried), lang, present, neighbours=False)
             resolved = replace(resolved, carried=carried_across(resolved.carried, carried,
                                                                 self.settings.search.translation_boost))
         return understand(asked, lang, resolved, self.lemmatizer, lexicon, present), warnings
+
+    def matches_nothing(self, asked: str, lang: str, present: Callable[[list[str], str], set[str]]) -> bool:
+        """Whether a follow-up's own words match nothing, so it is read on its own (``conversation.off_the_map``);
+        when OpenSearch does not answer, it keeps its conversation."""
+        def corpus_holds(words: list[str]) -> set[str]:
+            try:
+                return present(words, lang)
+            except OpenSearchException as exc:
+                log.warning("conversation: corpus word check failed: %s", exc)
+                return set(words)
+        return off_the_map(content_terms(asked, lang, self.lemmatizer), corpus_holds, lambda word: known_word(word)
+                           or (self.lexicon is not None and self.lexicon.knows(word)))
 
     def write_bm25(self, request: SearchRequest, plan: Plan, query: Query) -> Bm25Bodies | None:
         """The question's BM25 bodies (none for the baseline or a dense search): its own words and the terms

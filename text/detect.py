@@ -35,7 +35,7 @@ from text.langcode import normalize_lang
 from text.lookups import lemma_of, read_table
 from text.stopwords import stopwords
 
-__all__ = ["detect_language", "language_scores"]
+__all__ = ["detect_language", "known_word", "language_scores"]
 
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _STOP_WEIGHT = 2.0  # a stop word of the language
@@ -142,6 +142,16 @@ def word_log_prob(word: str, lang: str) -> float:
     """How common a word is in a language (a log probability); a word no list knows is as rare as the rarest."""
     model = _model(normalize_lang(lang) or "en")
     return model.unigram.get(word.lower(), model.floor)
+
+
+def known_word(word: str, candidates: Sequence[str] = ("en", "de", "es")) -> bool:
+    """Whether a word is one of some candidate language's: its word list (or its stop words) knows it as written,
+    lower-cased, or with "ß" as "ss" ("Anschluß", "Anschluss"). A name, a code or a typo is no word of any."""
+    lower = word.lower()
+    for spelling in dict.fromkeys((lower, lower.replace("ß", "ss"))):
+        if any(spelling in _model(lang).unigram or spelling in stopwords(lang) for lang in candidates):
+            return True
+    return False
 
 
 def _softmax(values: list[float]) -> list[float]:

@@ -41,10 +41,12 @@ function day(iso) {  // "2024-09-16T10:00:00Z" -> "16 Sep 2024", as the reader's
   const d = new Date(iso);
   return isNaN(d) ? "" : d.toLocaleDateString(undefined, {day: "numeric", month: "short", year: "numeric"});
 }
-// The chip says what the next question follows: the conversation's first question (its topic) and its last.
+// The chip says what the next question follows: the conversation's first question (its topic) and its last; a
+// question the API read on its own (``new_topic``: its words match nothing here) begins the conversation anew.
 function renderFollowing() {
   const first = conversation[0], last = conversation.at(-1);
-  const said = last ? `Following: ${first.q}${conversation.length > 1 ? ` → ${last.q}` : ""}` : "";
+  const said = !last ? "" : conversation.length === 1 && first.fresh ? `New topic: ${first.q}`
+    : `Following: ${first.q}${conversation.length > 1 ? ` → ${last.q}` : ""}`;
   const chain = conversation.map(t => t.q).join(" → ");
   byId("following").innerHTML = last ? `<span class="chip" title="${esc(chain)}">${esc(said)} `
     + `<button type="button" class="remove" aria-label="Stop following: ${esc(last.q)}">×</button></span>` : "";
@@ -129,9 +131,28 @@ function hitHtml(h, rank) {
       ? `<a href="${esc(safeUrl(d.url))}">${esc(d.title)}</a>` : esc(d.title)) + (d.space ? ` (${esc(d.space)})` : "")).join(", ")}</div>` : ""}
   </article>`;
 }
+// Results the API judged no match (verdict "none") below a matching first one are set apart under "Less related
+// pages", in their order; when nothing matches, the whole list is the closest pages (``renderAnswer``).
+function setApart(data, hits) {
+  return data.verdict === "none" ? [] : hits.filter(h => h.verdict === "none");
+}
+function showHits(hits, firstRank, apart) {  // appended to the list, each under its heading
+  const results = byId("results"), html = list => list.map(h => hitHtml(h, firstRank + hits.indexOf(h))).join("");
+  let less = results.querySelector(".less-related");
+  const matching = hits.filter(h => !apart.includes(h));
+  if (less) less.insertAdjacentHTML("beforebegin", html(matching));
+  else results.insertAdjacentHTML("beforeend", html(matching));
+  if (!apart.length) return;
+  if (!less) {
+    results.insertAdjacentHTML("beforeend", '<section class="less-related" aria-labelledby="less-title">'
+      + '<h2 id="less-title">Less related pages</h2></section>');
+    less = results.querySelector(".less-related");
+  }
+  less.insertAdjacentHTML("beforeend", html(apart));
+}
 // Asks for a page of results: a new question (it joins the conversation), or the same one filtered or paged on.
 async function run({page = 1, question = false} = {}) {
-  if (question) sentHistory = conversation.slice(-TURNS_SENT);
+  if (question) sentHistory = conversation.slice(-TURNS_SENT).map(({q, results, opened}) => ({q, results, opened}));
   const body = {q: state.q, k: state.k, page, history: sentHistory, session, ...state.filters};
   for (const [name, value] of Object.entries(state.dates)) if (value) body[name] = value;
   const resp = await fetch("/api/search", {method: "POST", headers: {"Content-Type": "application/json"},
@@ -142,7 +163,7 @@ async function run({page = 1, question = false} = {}) {
   lastSearchId = data.search_id;
   if (page > 1) {
     const fresh = data.hits.filter(h => !shownUrls.has(h.url));
-    results.insertAdjacentHTML("beforeend", fresh.map((h, i) => hitHtml(h, shownUrls.size + i + 1)).join(""));
+    showHits(fresh, shownUrls.size + 1, setApart(data, fresh));
     fresh.forEach(h => shownUrls.add(h.url));
     asked = page * state.k;
   } else {
@@ -154,12 +175,15 @@ async function run({page = 1, question = false} = {}) {
     renderSuggestion(data);
     renderAnswer(data);
     renderFilters(data);
-    results.innerHTML = data.hits.map((h, i) => hitHtml(h, i + 1)).join("")
-      || `<p>No results for “${esc(data.query)}”${filtered() ? " with these filters" : ""}.</p>`;
+    results.innerHTML = data.hits.length ? ""
+      : `<p>No results for “${esc(data.query)}”${filtered() ? " with these filters" : ""}.</p>`;
+    showHits(data.hits, 1, setApart(data, data.hits));
   }
   byId("more").hidden = asked >= total || !data.hits.length;
   if (question) {
-    conversation.push({q: state.q, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title})), opened: []});
+    if (data.new_topic) conversation.length = 0;
+    conversation.push({q: state.q, results: data.hits.slice(0, 3).map(h => ({url: h.url, title: h.title})), opened: [],
+                       fresh: Boolean(data.new_topic)});
     renderFollowing();
   }
 }

@@ -87,12 +87,14 @@
   const newTopic = node("button", "evident-new-topic");
   newTopic.type = "button";
   // What the next question follows: the conversation's first question (its topic) and its last.
+  // A question the API read on its own (``new_topic``: its words match nothing here) begins the conversation anew.
   function showFollowing(turns) {
     const first = turns[0], last = turns[turns.length - 1];
     newTopic.hidden = !last;
     if (!last) return;
-    newTopic.replaceChildren(`Following: ${first.q}${turns.length > 1 ? ` → ${last.q}` : ""} `,
-                             node("span", "evident-remove", "×"));
+    const said = turns.length === 1 && first.fresh ? `New topic: ${first.q}`
+      : `Following: ${first.q}${turns.length > 1 ? ` → ${last.q}` : ""}`;
+    newTopic.replaceChildren(`${said} `, node("span", "evident-remove", "×"));
     newTopic.title = turns.map(turn => turn.q).join(" → ");
     newTopic.setAttribute("aria-label", `Stop following: ${last.q}`);
   }
@@ -166,6 +168,13 @@
     }
     return item;
   }
+  // A line over the results the API judged no match (verdict "none"): below those that match, or, when none does,
+  // over the closest pages. The status line, which is read out, says the same.
+  function separator(text) {
+    const line = node("li", "evident-separator", text);
+    line.setAttribute("aria-hidden", "true");
+    return line;
+  }
   // The answer card (the API's ``answer``), first in the list: its unit and where it comes from; choosing it opens
   // that page, the first result's, and is recorded as a click on the first result.
   function answerOption(answer) {
@@ -192,7 +201,8 @@
     const mine = ++asked;  // a slower earlier answer never replaces a later one
     status.className = "evident-status";
     status.textContent = "Searching…";
-    const earlier = conversation().turns.map(turn => ({...turn, opened: turn.opened.slice(-OPENED_SENT)}));
+    const earlier = conversation().turns.map(turn => ({q: turn.q, results: turn.results,
+                                                      opened: turn.opened.slice(-OPENED_SENT)}));
     const body = JSON.stringify({q: query, k: RESULTS_SHOWN, session, history: earlier});
     let resp, data;
     try {
@@ -218,17 +228,27 @@
     }
     searchId = data.search_id;
     const card = data.answer && data.verdict !== "none" ? [answerOption(data.answer)] : [];
-    options = [...card, ...data.hits.map(option)];
-    list.replaceChildren(...options);
+    const noMatch = data.verdict === "none" && data.hits.length > 0;
+    const matching = noMatch ? [] : data.hits.filter(h => h.verdict !== "none");
+    const apart = data.hits.filter(h => !matching.includes(h));
+    const listed = hits => hits.map(h => option(h, data.hits.indexOf(h)));  // ranks as the API ranked them
+    const [above, below] = [listed(matching), listed(apart)];
+    options = [...card, ...above, ...below];
+    list.replaceChildren(...card, ...above,
+                         ...(below.length ? [separator(noMatch ? "Closest pages" : "Less related")] : []), ...below);
     const plural = earlier.length > 1 ? "s" : "";
-    const following = earlier.length ? ` · following ${earlier.length} earlier question${plural}` : "";
+    const following = data.new_topic ? " · asked on its own, as a new topic"
+      : earlier.length ? ` · following ${earlier.length} earlier question${plural}` : "";
     const spelling = [...Object.values(data.spelling || {}), ...Object.values(data.acronyms || {})].join(", ");
-    status.textContent = (data.total ? `${data.total} page${data.total === 1 ? "" : "s"}` : "No results.") + following
+    const found = noMatch ? `No good match for “${query}”`
+      : data.total ? `${data.total} page${data.total === 1 ? "" : "s"}`
+        + (above.length && below.length ? ` · ${below.length} less related below` : "") : "No results.";
+    status.textContent = found + following
       + (spelling ? ` · also searched for: ${spelling}` : "")
       + (data.warnings.length ? ` · ${data.warnings[0]}` : "");
     status.title = data.resolved_query !== data.query ? `searched for: ${data.resolved_query}` : "";
-    const turns = [...earlier, {q: query, opened: [],
-                                results: data.hits.slice(0, RESULTS_REMEMBERED).map(h => ({url: h.url, title: h.title}))}];
+    const turns = [...(data.new_topic ? [] : earlier), {q: query, opened: [], fresh: Boolean(data.new_topic),
+                   results: data.hits.slice(0, RESULTS_REMEMBERED).map(h => ({url: h.url, title: h.title}))}];
     remember(turns);
     showFollowing(turns);
     expand(true);

@@ -72,3 +72,14 @@ def test_the_widget_on_a_phone_floats_its_results_over_the_page_and_passes_axe(p
     assert bottom > top
     assert page.evaluate(OVERFLOW) <= 0
     assert violations(page, json.dumps(".evident-widget")) == []
+
+
+def test_the_widget_without_a_good_match_passes_axe(page, widget_api, intranet):
+    """The state with a line over the closest pages: the line is for the eye, the status line says it aloud."""
+    _, allowed, _ = intranet
+    phone(page)
+    page.open(allowed + "/")
+    shown = searched_on(page, "xyzzyplugh")
+    assert shown["status"].startswith("No good match") and shown["options"]
+    assert page.evaluate(OVERFLOW) <= 0
+    assert violations(page, json.dumps(".evident-widget")) == []

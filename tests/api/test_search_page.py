@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from tests.api.conftest import ADMIN
 from tests.api.test_pages import served  # noqa: F401 - the app on loopback, signed in as an admin
 from tests.test_samples import facts_table
 
@@ -152,3 +153,33 @@ def test_the_follow_up_chip_shows_what_is_carried_and_removing_it_asks_afresh(pa
     alone = asked(page, "and how do I fix it?")
     assert "searched for:" not in alone["meta"]  # asked on its own: nothing carried, nothing resolved
     assert alone["following"].startswith("Following: and how do I fix it?")
+
+
+def test_a_question_that_matches_nothing_says_so_and_starts_afresh(page, served, sample_corpus):
+    """"xyzzyplugh" after the bike question: no word of any language, none the samples write. It is read on its own,
+    so "No good match" stands over the closest pages, never the bike page the conversation found, and the chip
+    says it began a new topic."""
+    opened(page, f"{served}/", "!!document.getElementById('q')")
+    bike = asked(page, "how do I lease a bike")["hits"][0]["href"]
+    nonsense = asked(page, "xyzzyplugh")
+    page.screenshot("search-no-match.png")
+    assert nonsense["answer"].startswith("No good match for “xyzzyplugh”")
+    assert page.evaluate("document.getElementById('results').classList.contains('closest')")
+    assert nonsense["hits"] and bike not in [h["href"] for h in nonsense["hits"]]
+    assert nonsense["following"].startswith("New topic: xyzzyplugh") and "→" not in nonsense["following"]
+    follow_up = asked(page, "and the bike?")  # the next question follows the new topic, not the bike question
+    assert follow_up["following"].startswith("Following: xyzzyplugh → and the bike?")
+
+
+def test_results_that_match_nothing_are_set_apart_below_those_that_match(page, served, client, sample_corpus):
+    fact = runbook_fact()
+    judged = client.get("/api/search", query_string={"q": fact["Query"]}, headers=ADMIN).get_json()  # as the page
+    apart = [h["url"] for h in judged["hits"] if h["verdict"] == "none"]
+    assert judged["verdict"] == "strong" and apart  # the runbook matches; pages on other topics come below it
+    shown = opened(page, f"{served}/?{urlencode({'q': fact['Query']})}")
+    page.screenshot("search-less-related.png", whole_page=True)
+    below = page.evaluate("[...document.querySelectorAll('.less-related .hit a.title')].map(a => a.href)")
+    above = page.evaluate("[...document.querySelectorAll('#results > .hit a.title')].map(a => a.href)")
+    assert page.evaluate("document.querySelector('.less-related h2').textContent") == "Less related pages"
+    assert below == apart and above[0] == fact["Expected URL"] == shown["hits"][0]["href"]
+    assert not set(above) & set(below)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import pytest
 
+from search.schema import Turn
 from search.searcher import SearchRequest
 
 URLAUB = "https://wiki.example.org/spaces/HR/pages/4522017/Urlaubsregelung"
 OPERATIONS = "https://wiki.example.org/spaces/OPS/pages/4456449/TideSense+Operations"
 RUNBOOK = "https://wiki.example.org/spaces/OPS/pages/4456482/Runbook%3A+Telemetry+Gateway+Alarms"
+PEOPLE = "https://wiki.example.org/spaces/HR/pages/4521985/People+%26+HR"  # the bicycle leasing procedure
 
 
 @pytest.mark.parametrize("question", [
@@ -42,3 +44,16 @@ def test_a_question_a_table_row_answers_gets_the_row_as_its_card(sample_corpus, 
 def test_a_rare_code_the_first_page_explains_is_strong(sample_corpus, searcher, question):
     response = searcher.search(SearchRequest(query=question))
     assert response.hits[0].url == RUNBOOK and response.verdict == "strong"
+
+
+def test_a_follow_up_that_matches_nothing_is_read_on_its_own_and_gets_none(sample_corpus, searcher):
+    """"xyzzyplugh" after the bike question: carried, "lease bike" would bring back the bike page as its answer."""
+    bike = searcher.search(SearchRequest(query="how do I lease a bike"))
+    assert bike.hits[0].url == PEOPLE
+    turn = Turn("how do I lease a bike", [{"url": h.url, "title": h.title} for h in bike.hits[:3]])
+    response = searcher.search(SearchRequest(query="xyzzyplugh", history=[turn]))
+    assert response.new_topic and response.resolved_query == "xyzzyplugh" and response.verdict == "none"
+    assert PEOPLE not in [hit.url for hit in response.hits] and response.answer is None
+    assert response.as_json()["new_topic"] is True
+    car = searcher.search(SearchRequest(query="and for a car?", history=[turn]))  # words of a language: followed
+    assert not car.new_topic and "lease" in car.resolved_query

@@ -5,10 +5,12 @@ import pytest
 
 from core.llm import LLMError
 from search.conversation import (SHOWN_PAGE_SHARE, TERM_DECAY, carried_across, carried_bm25, carried_terms,
+                                 off_the_map,
                                  conversation_reading, own_word_searches, resolve, shown_weights)
+from search.lexicon import Lexicon
 from search.query import ResolvedQuery
 from search.schema import Turn
-from text.detect import detect_language
+from text.detect import detect_language, known_word
 from text.lemmas import Lemmatizer
 
 REPORT = "https://wiki.example.com/spaces/ENG/pages/1/HVX+4.1+Release+Test+Report"
@@ -127,3 +129,52 @@ def test_a_follow_up_leans_on_the_page_the_user_opened_rather_than_the_first_res
                                   lemmatizer)
     assert unopened.prior_urls == {"https://wiki/first": SHOWN_PAGE_SHARE}
     assert opened.prior_urls == {"https://wiki/second": SHOWN_PAGE_SHARE}
+
+
+def written_by_the_corpus(*words: str):
+    """Which of some words a corpus that writes ``words`` holds, and every word it was asked about."""
+    asked: list[str] = []
+
+    def holds(terms: list[str]) -> set[str]:
+        asked.extend(terms)
+        return set(terms) & set(words)
+    return holds, asked
+
+
+@pytest.mark.parametrize("own", [["xyzzyplugh"], ["quaymaster"], ["ts-e9999"]])
+def test_a_follow_up_of_no_language_s_words_the_corpus_never_writes_matches_nothing(own):
+    holds, asked = written_by_the_corpus("lease", "bicycle")
+    assert off_the_map(own, holds) and asked == own
+
+
+@pytest.mark.parametrize("own", [
+    ["tschechien"],  # a German word the corpus lacks: the topic asked about in other words
+    ["fly"],
+    ["edi-bug"],  # a code of words: "bug" is one
+    ["2031"],  # a number
+    ["4.3"],
+    ["xyzzyplugh", "car"],  # one word of a language is enough
+    [],  # no words of its own ("and?"): the conversation says what it is about
+])
+def test_a_follow_up_with_a_word_of_a_language_keeps_its_conversation_without_asking_the_corpus(own):
+    holds, asked = written_by_the_corpus()
+    assert not off_the_map(own, holds) and asked == []
+
+
+def test_a_name_the_corpus_writes_keeps_its_conversation():
+    holds, _ = written_by_the_corpus("quaymaster")
+    assert not off_the_map(["quaymaster"], holds)
+
+
+
+def test_a_word_the_translation_list_knows_is_a_word_of_a_language(tmp_path):
+    """"Czechia" is in no language's word list, but a German-English list has it, as it has the compound
+    "Lerntag" (lernen, Tag)."""
+    ding = tmp_path / "de-en"
+    ding.write_text("Tschechien {n} :: Czechia\nlernen {vt} :: to learn\nTag {m} :: day\n", encoding="utf-8")
+    lexicon = Lexicon.from_ding(ding)
+    holds, asked = written_by_the_corpus()
+    assert off_the_map(["czechia"], holds) and asked == ["czechia"]  # by the word lists alone: no word
+    for own in (["czechia"], ["lerntag"]):
+        assert not off_the_map(own, holds, lambda word: known_word(word) or lexicon.knows(word))
+    assert off_the_map(["xyzzyplugh"], holds, lambda word: known_word(word) or lexicon.knows(word))

@@ -53,6 +53,11 @@ def test_abbreviations_in_either_case_are_notes(lexicon):
     assert lexicon.lookup("jahrgang", "de", "en")[:2] == ["volume", "year"]
 
 
+def test_the_list_knows_its_words_in_both_languages_and_their_compounds(lexicon):
+    assert lexicon.knows("Gehalt") and lexicon.knows("salary") and lexicon.knows("Lerntag")  # lernen + Tag
+    assert not lexicon.knows("xyzzyplugh") and not lexicon.knows("Quaymaster")
+
+
 def test_one_file_gives_both_directions(lexicon):
     assert lexicon.pairs == {("de", "en"), ("en", "de")}
     assert lexicon.lookup("salary", "en", "de") == ["gehalt", "besoldung"]

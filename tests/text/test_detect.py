@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from text.detect import _model, detect_language, language_scores
+from text.detect import _model, detect_language, known_word, language_scores
 
 ROOT = Path(__file__).resolve().parents[2]
 DIGEST = ("import hashlib, json, sys; from text.detect import _model; "
@@ -83,3 +83,13 @@ def test_a_language_without_a_frequency_list_gets_the_same_model_in_every_proces
     other = subprocess.run([sys.executable, "-c", DIGEST, "fr"], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
     assert other == here
+
+
+@pytest.mark.parametrize("word", ["vacation", "Urlaub", "verfällt", "Anschluß", "contraseña", "the"])
+def test_a_word_of_a_language_is_known(word):
+    assert known_word(word)
+
+
+@pytest.mark.parametrize("word", ["xyzzyplugh", "Quaymaster", "ts-e4471", "4.1.2"])
+def test_names_codes_and_nonsense_are_no_language_s_words(word):
+    assert not known_word(word)
