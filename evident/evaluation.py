@@ -88,6 +88,9 @@ class Outcome:
     signal: float = 0.0
     follow_up: bool = False  # read with terms carried from earlier turns: judged through the follow-up map
     card: dict | None = None  # the answer card, as the API sends it
+    # The gold page ranked 2nd to 10th below a first page that matches, judged none itself: the search page shows it
+    # under "Less related pages".
+    set_apart: bool = False
 
 
 def load_questions(path: str | Path) -> list[dict]:
@@ -183,12 +186,15 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
             if progress:
                 progress(n)
         urls = [h.url for h in response.hits]
-        outcomes.append(Outcome(q, first_gold_rank(urls, q.get("gold_urls", [])), urls, leaked, asked=text,
+        rank = first_gold_rank(urls, q.get("gold_urls", []))
+        outcomes.append(Outcome(q, rank, urls, leaked, asked=text,
                                 resolved=response.resolved_query, scores={h.url: h.score for h in response.hits},
                                 contributions=response.contributions, verdict=response.verdict,
                                 confidence=response.confidence, signal=response.signal,
                                 follow_up=response.follow_up,
-                                card=vars(response.answer) if response.answer else None))
+                                card=vars(response.answer) if response.answer else None,
+                                set_apart=bool(rank and rank > 1 and response.verdict != "none"
+                                               and response.hits[rank - 1].verdict == "none")))
         history[conv].append(Turn(asked, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
 

@@ -2,8 +2,9 @@
 
 Verdicts: how many first results are strong, weak and none; of the questions whose first page is right, the share
 kept strong; of those whose first page is wrong (every question of an out-of-corpus set), the share called strong;
-among strong first results, the rate of right pages beside their mean confidence. Cards: the share of questions
-shown a right card, and the share of shown cards that are wrong; a card is right when what it shows (its
+among strong first results, the rate of right pages beside their mean confidence; of the questions whose right page
+comes below a first page that matches, how many show it under "Less related pages" (judged none). Cards: the share
+of questions shown a right card, and the share of shown cards that are wrong; a card is right when what it shows (its
 ``context``, else its ``text``) holds ``CARD_RIGHT`` of the content words of the question's gold ``evidence`` (its
 ``answer`` without one). A page's metadata is a gold span as the Confluence API names it
 ("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values
@@ -18,7 +19,7 @@ import re
 from collections.abc import Callable
 
 from search.query import words
-from search.verdict import STRONG, VERDICTS, fold
+from search.verdict import NONE, STRONG, VERDICTS, fold
 from text.stopwords import stopwords
 
 CARD_RIGHT = 0.8  # of the gold span's content words the card must hold: its answer, give or take a word
@@ -53,6 +54,7 @@ def verdict_figures(outcomes: list, half: Callable[[object], str] = lambda outco
     right = [o for o in outcomes if o.rank == 1]
     wrong = [o for o in outcomes if o.rank != 1]
     strong = [o for o in outcomes if o.verdict == STRONG]
+    below = [o for o in outcomes if o.rank and o.rank > 1 and o.verdict != NONE]  # a right page under a matching one
     cards = [(o, card_right(o.card, o.question)) for o in outcomes if o.card is not None]
     checked = [(o, ok) for o, ok in cards if ok is not None]
     return {"verdicts": {v: rate(sum(o.verdict == v for o in outcomes), n) for v in VERDICTS},
@@ -61,6 +63,7 @@ def verdict_figures(outcomes: list, half: Callable[[object], str] = lambda outco
             "strong_when_wrong": rate(sum(o.verdict == STRONG for o in wrong), len(wrong)),
             "right_when_strong": rate(sum(o.rank == 1 for o in strong), len(strong)),
             "confidence_when_strong": rate(sum(o.confidence for o in strong), len(strong)),
+            "right_page_below": len(below), "right_page_set_apart": sum(o.set_apart for o in below),
             "cards": {"shown": rate(len(cards), n), "right": rate(sum(bool(ok) for _, ok in checked), n),
                       "wrong_of_shown": rate(sum(ok is False for _, ok in checked), len(checked))},
             "calibration_fit": calibration_fit([(o.signal, o.rank == 1) for o in outcomes
@@ -100,5 +103,7 @@ def format_verdicts(result: dict) -> list[str]:
             f"strong when the first page is right {result['strong_when_right']:.3f}, when wrong "
             f"{result['strong_when_wrong']:.3f}; right when strong {result['right_when_strong']:.3f} "
             f"(mean confidence {result['confidence_when_strong']:.3f})",
+            f"right page below a matching first page: {result['right_page_below']}, shown as less related "
+            f"{result['right_page_set_apart']}",
             f"answer cards: shown {c['shown']:.3f}, shown and right {c['right']:.3f}, wrong of shown "
             f"{c['wrong_of_shown']:.3f}"]

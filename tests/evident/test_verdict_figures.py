@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from evident.evaluation import Outcome
-from evident.verdict_figures import CALIBRATION_BIN, calibration_fit, card_right, verdict_figures
+from evident.verdict_figures import CALIBRATION_BIN, calibration_fit, card_right, format_verdicts, verdict_figures
 
 
 def test_a_card_is_right_when_it_holds_the_gold_span():
@@ -46,3 +46,13 @@ def test_follow_ups_get_a_fit_of_their_own_and_every_first_result_keeps_its_poin
     assert result["calibration_fit"] == [[0.9, 1.0]] and result["follow_up_calibration_fit"] == [[0.4, 0.0]]
     assert result["calibration_points"][0] == [0.9, 1, 0, "tune"]
     assert result["calibration_points"][-1] == [0.4, 0, 1, "holdout"]
+
+
+def test_a_right_page_under_a_matching_first_page_is_counted_when_it_is_set_apart():
+    outcomes = [Outcome({"id": "a"}, 2, ["u", "v"], verdict="strong", set_apart=True),  # right page "less related"
+                Outcome({"id": "b"}, 3, ["u", "v", "w"], verdict="weak"),  # right page among the matching ones
+                Outcome({"id": "c"}, 2, ["u", "v"], verdict="none"),  # "No good match": nothing is set apart
+                Outcome({"id": "d"}, 1, ["u"], verdict="strong")]
+    result = verdict_figures(outcomes)
+    assert (result["right_page_below"], result["right_page_set_apart"]) == (2, 1)
+    assert "right page below a matching first page: 2, shown as less related 1" in format_verdicts(result)
