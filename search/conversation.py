@@ -24,12 +24,11 @@ the page's standing in the k-NN lists.
 """
 from __future__ import annotations
 
-from core.llm import LLMError
-from search.fusion import CARRIED_PREFIX, query_name
-from search.query import ResolvedQuery, content_terms, named_codes, title_words
-import re
 from collections.abc import Callable
 
+from core.llm import LLMError
+from search.fusion import CARRIED_PREFIX, query_name
+from search.query import PART_JOINS, ResolvedQuery, content_terms, named_codes, title_words
 from search.rewrite import QueryRewriter
 from search.schema import Turn
 from text.detect import detect_language, known_word
@@ -51,7 +50,6 @@ SHOWN_PAGE_SHARE = 0.5
 # (docs/ranking.md, "Conversations"; CHANGELOG.md, 2026-11-27); 3 is the largest of the tied values, so a two-word
 # question still leans on the conversation.
 STANDALONE_TERMS = 3
-_WORD_JOINS = re.compile(r"[-/]")  # what joins words into one term ("EDI-Bug", "A/B")
 
 
 def resolve(query: str, history: list[Turn], lang: str, lemmatizer: Lemmatizer,
@@ -85,7 +83,7 @@ def off_the_map(own: list[str], corpus_holds: Callable[[list[str]], set[str]],
     def a_word(term: str) -> bool:
         if any(c.isdigit() for c in term):
             return not any(c.isalpha() for c in term)
-        return is_word(term) or any(is_word(part) for part in _WORD_JOINS.split(term) if part)
+        return is_word(term) or any(is_word(part) for part in PART_JOINS.split(term) if part)
     return bool(own) and not any(a_word(term) for term in own) and not corpus_holds(own)
 
 

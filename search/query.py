@@ -18,6 +18,9 @@ from text.stopwords import stopwords
 
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+$")
 _TOKEN = re.compile(r"[\w][\w.\-/]*\w|\w", re.UNICODE)
+# What joins the parts of one term: a code's ("TS-E4471", "HVX-2588") or words' ("EDI-Bug", "A/B"); dots stay in
+# versions.
+PART_JOINS = re.compile(r"[-/]")
 # A one-letter word carries no topic ("a", "x"); a one-digit number may ("5"). The pieces of "E-Bike" or
 # "Mitarbeitende(r)" would otherwise be terms no page holds, and lower the verdict's coverage of right answers.
 _MIN_TERM_CHARS = 2

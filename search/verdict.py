@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import bisect
 import functools
-import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from search.grouping import Group
-from search.query import Query, distinct_words, words
+from search.query import PART_JOINS, Query, distinct_words, words
 from text.detect import word_log_prob
 
 STRONG, WEAK, NONE = "strong", "weak", "none"
@@ -83,7 +82,6 @@ FOLLOW_UP_CALIBRATION: tuple[tuple[float, float], ...] = (
 STRONG_CONFIDENCE = 0.5
 # None: the first result is right about one time in seven or less, as out-of-corpus questions' first results are.
 NONE_CONFIDENCE = 0.15
-_CODE_JOINS = re.compile(r"[-/]")  # what joins a code's parts ("TS-E4471", "HVX-2588", "A/B"); dots stay in versions
 CONFIDENCE_DECIMALS = 3  # a rate read by eye and compared with a verdict's rate: three places
 
 
@@ -193,7 +191,7 @@ def text_words_of(text: str) -> TextWords:
     beyond_ascii = {word for word in found if not word.isascii()}
     found = (found - beyond_ascii) | {w for word in beyond_ascii for w in words(fold(word))}
     return TextWords.of(found | {part for word in found if "-" in word or "/" in word
-                                 for part in _CODE_JOINS.split(word) if part})
+                                 for part in PART_JOINS.split(word) if part})
 
 
 def coverage(terms: list[tuple[float, set[str]]], text: str) -> float:
