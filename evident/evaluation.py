@@ -16,6 +16,7 @@ from core.settings import PROJECT_ROOT
 from evident.verdict_figures import format_verdicts, verdict_figures
 from ingest.principals import principals
 from search.searcher import SearchRequest, Searcher, Turn
+from search.verdict import NONE
 
 BREAKDOWNS = ("answer_source", "lang", "complexity", "turn", "split")  # split: the half of ``split_of``
 HISTORY_RESULTS = 3  # results of a turn a follow-up sees, as the search page keeps them (api/static/index.html)
@@ -83,7 +84,7 @@ class Outcome:
     resolved: str = ""  # the question as the Searcher read it with the conversation (carried terms included)
     scores: dict[str, float] = field(default_factory=dict)  # each returned page's shown score, by URL
     contributions: dict[str, dict[str, float]] = field(default_factory=dict)  # with ``explain``: by page URL
-    verdict: str = "none"  # the answer's verdict, confidence and signal (``search.verdict``)
+    verdict: str = NONE  # the answer's verdict, confidence and signal (``search.verdict``)
     confidence: float = 0.0
     signal: float = 0.0
     follow_up: bool = False  # read with terms carried from earlier turns: judged through the follow-up map
@@ -193,8 +194,8 @@ def run(searcher: Searcher, questions: Iterable[dict], field_name: str = "comple
                                 confidence=response.confidence, signal=response.signal,
                                 follow_up=response.follow_up,
                                 card=vars(response.answer) if response.answer else None,
-                                set_apart=bool(rank and rank > 1 and response.verdict != "none"
-                                               and response.hits[rank - 1].verdict == "none")))
+                                set_apart=bool(rank and rank > 1 and response.verdict != NONE
+                                               and response.hits[rank - 1].verdict == NONE)))
         history[conv].append(Turn(asked, [{"url": h.url, "title": h.title} for h in response.hits[:HISTORY_RESULTS]]))
     return outcomes
 

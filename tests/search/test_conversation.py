@@ -5,8 +5,7 @@ import pytest
 
 from core.llm import LLMError
 from search.conversation import (SHOWN_PAGE_SHARE, TERM_DECAY, carried_across, carried_bm25, carried_terms,
-                                 off_the_map,
-                                 conversation_reading, own_word_searches, resolve, shown_weights)
+                                 conversation_reading, off_the_map, own_word_searches, resolve, shown_weights)
 from search.lexicon import Lexicon
 from search.query import ResolvedQuery
 from search.schema import Turn
