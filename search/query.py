@@ -7,7 +7,7 @@ word-by-word translations into each other language the lexicon knows.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from search.lexicon import Lexicon
@@ -60,6 +60,9 @@ class Query:
     resolved: ResolvedQuery
     lemmas: list[str]  # content terms of ``resolved.text``
     translated: dict[str, dict[str, list[str]]]  # language -> content term -> its translations
+    # A typed content term the spelling stage corrected -> the content terms of its correction ("pasword" ->
+    # ["password"]): both are searched, but the question asks one thing (``respelled_terms``).
+    respelled: dict[str, list[str]] = field(default_factory=dict)
 
 
 def words(text: str) -> list[str]:
@@ -174,9 +177,38 @@ def most_informative(tokens: list[Token], lang: str, limit: int = MAX_QUERY_TERM
     return [t for t in distinct if t in rarest]
 
 
+def says_the_same(typed: str, meant: str) -> bool:
+    """Whether a spelling correction says what the typed word says: a typo's close word ("pasword": "password")
+    or the words it ran together ("ratelimit": "rate limit"); not the parts of a compound the corpus holds, which
+    leave the rest of its meaning out ("Verpflegungspauschale": "Pauschale"; "Crewbase": "base")."""
+    typed, parts = typed.lower(), meant.lower().split()
+    if "".join(parts).replace("-", "") == typed.replace("-", ""):
+        return True
+    return not all(part in typed for part in parts)  # a typo changes letters; a compound's parts are in it whole
+
+
+def respelled_terms(corrections: dict[str, str], lang: str, lemmatizer: Lemmatizer) -> dict[str, list[str]]:
+    """Each typed content term of ``corrections`` (typed word -> its correction, ``search.spelling``) that says
+    the same (``says_the_same``) with the content terms of its correction, where they differ: "pasword" ->
+    ["password"], "ratelimit" -> ["rate", "limit"]. The spelling stage searches both, so nothing typed is lost;
+    the verdict reads them as one term, which a page holds when it writes either
+    (``search.verdict.question_terms``)."""
+    out: dict[str, list[str]] = {}
+    for typed, meant in corrections.items():
+        if not says_the_same(typed, meant):
+            continue
+        meant_terms = content_terms(meant, lang, lemmatizer)
+        for term in content_terms(typed, lang, lemmatizer):
+            if meant_terms and term not in meant_terms:
+                out[term] = meant_terms
+    return out
+
+
 def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemmatizer,
-               lexicon: Lexicon | None, present: Callable[[list[str], str], set[str]] | None = None) -> Query:
-    """The resolved question's content terms and, when a lexicon is given, their translations.
+               lexicon: Lexicon | None, present: Callable[[list[str], str], set[str]] | None = None,
+               corrections: dict[str, str] | None = None) -> Query:
+    """The resolved question's content terms and, when a lexicon is given, their translations; with the
+    spelling stage's ``corrections``, which typed term each correction stands for (``respelled_terms``).
 
     A question with more content words than a query can carry (a pasted paragraph, a stack trace) is
     searched by its most informative ones; earlier turns' terms are cut to the same count."""
@@ -188,4 +220,5 @@ def understand(asked: str, lang: str, resolved: ResolvedQuery, lemmatizer: Lemma
         resolved = replace(resolved, carried=dict(list(resolved.carried.items())[:MAX_QUERY_TERMS]))
     lemmas = terms_of(tokens, resolved.text)
     written = {t.lemma: t.text.lower() for t in tokens}
-    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang, present, written=written))
+    return Query(asked, lang, resolved, lemmas, translations(lexicon, lemmas, lang, present, written=written),
+                 respelled_terms(corrections or {}, lang, lemmatizer))

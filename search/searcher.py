@@ -185,7 +185,7 @@ class Searcher:
         corrections, spelling_warnings = self.correct_spelling(request, plan)
         expansions, acronym_warnings = self.expand_acronyms(request, plan)
         asked = expanded(spelled(request.query, corrections), expansions)
-        query, warnings = self.understand(request, plan, asked)
+        query, warnings = self.understand(request, plan, asked, corrections)
         warnings = spelling_warnings + acronym_warnings + warnings
         bm25 = self.write_bm25(request, plan, query)
         query = self.weigh_shown_pages(query, bm25)
@@ -242,10 +242,11 @@ class Searcher:
             log.warning("acronym lookup failed: %s", exc)
             return {}, [f"acronym lookup failed ({type(exc).__name__}); acronyms searched as typed"]
 
-    def understand(self, request: SearchRequest, plan: Plan, asked: str) -> tuple[Query, list[str]]:
-        """The question's language, its reading with the conversation (``conversation``), its content terms
-        and their translations (none for the baseline), the carried terms' translations too; with the
-        warnings of an optional step that failed. ``asked``: the question with its spelling corrections."""
+    def understand(self, request: SearchRequest, plan: Plan, asked: str,
+                   corrections: dict[str, str]) -> tuple[Query, list[str]]:
+        """The question's language, its reading with the conversation (``conversation``), its content terms and their
+        translations (none for the baseline), the carried terms' translations too; with the warnings of an
+        optional step that failed. ``asked``: the question with its spelling ``corrections`` (which it keeps)."""
         lang = detect_language(request.query)
         resolved, warnings = (resolve(asked, request.history, lang, self.lemmatizer, self.rewriter)
                               if plan.use_history else (ResolvedQuery.standalone(asked), []))
@@ -260,7 +261,7 @@ class Searcher:
             carried = translations(lexicon, list(resolved.carried), lang, present, neighbours=False)
             resolved = replace(resolved, carried=carried_across(resolved.carried, carried,
                                                                 self.settings.search.translation_boost))
-        return understand(asked, lang, resolved, self.lemmatizer, lexicon, present), warnings
+        return understand(asked, lang, resolved, self.lemmatizer, lexicon, present, corrections), warnings
 
     def matches_nothing(self, asked: str, lang: str, present: Callable[[list[str], str], set[str]]) -> bool:
         """Whether a follow-up's own words match nothing, so it is read on its own (``conversation.off_the_map``);
@@ -468,9 +469,8 @@ class Searcher:
                            card_units)
 
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
-        """The hits of the page of results asked for, best first, from the evidence grouped by page (or not),
-        snippets marked with the query's terms; only the page shown is made into hits (snippets and link
-        checks cost about 0.4 ms a page, and a search finds about 90 pages)."""
+        """The hits of the page of results asked for, best first, from the evidence grouped by page (or not), snippets
+        marked with the query's terms; only that page is made into hits: a search finds many more pages."""
         return present.hits(groups, present.highlight_terms(query), self.settings.ingest.files_base_url)
 
     def explain(self, groups: list[Group]) -> dict[str, dict[str, float]]:

@@ -105,10 +105,18 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+def own_terms(query: Query) -> list[str]:
+    """The question's own content terms, each once, without a typed word the spelling stage corrected: its
+    correction's terms stand for it (``Query.respelled``), when the question has them all."""
+    lemmas = dict.fromkeys(query.lemmas)
+    return [term for term in lemmas if not (query.respelled.get(term) and all(meant in lemmas
+                                                                                for meant in query.respelled[term]))]
+
+
 def term_names(query: Query) -> list[str]:
-    """The question's content terms as written, in the order ``question_terms`` weighs them: its own, then those
-    carried from earlier turns."""
-    return [*dict.fromkeys(query.lemmas), *query.resolved.carried]
+    """The question's content terms as written, in the order ``question_terms`` weighs them: its own
+    (``own_terms``), then those carried from earlier turns."""
+    return [*own_terms(query), *query.resolved.carried]
 
 
 def follows_conversation(query: Query) -> bool:
@@ -120,13 +128,18 @@ def follows_conversation(query: Query) -> bool:
 def question_terms(query: Query, carried_share: float | None = None) -> list[tuple[float, set[str]]]:
     """The question's content terms (``term_names``) as (weight, the spellings that count as holding it): the
     term and its translations; the terms carried from earlier turns at ``carried_share`` of their weight
-    (``CARRIED_TERM_SHARE`` without one, read when the question is judged)."""
+    (``CARRIED_TERM_SHARE`` without one, read when the question is judged). A correction's term is held by the word
+    as typed too: "pasword" asks for the password, and a typo the corpus writes nowhere is no sign of another
+    organisation's question."""
     carried_share = CARRIED_TERM_SHARE if carried_share is None else carried_share
     translated: dict[str, set[str]] = {}
     for by_term in query.translated.values():
         for term, found in by_term.items():
             translated.setdefault(term, set()).update(fold(w) for w in found)
-    own = len(dict.fromkeys(query.lemmas))
+    for typed, meant in query.respelled.items():
+        for term in meant:
+            translated.setdefault(term, set()).add(fold(typed))
+    own = len(own_terms(query))
     return [(rarity(term, query.lang), {fold(term), *translated.get(term, set())}) if at < own
             else (carried_share * rarity(term, query.lang), {fold(term)})
             for at, term in enumerate(term_names(query))]

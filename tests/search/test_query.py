@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from search.lexicon import Lexicon
-from search.query import ResolvedQuery, content_terms, identifiers, translations, understand, words
+from search.query import (ResolvedQuery, content_terms, identifiers, respelled_terms, translations, understand,
+                          words)
 from text.lemmas import Lemmatizer
 
 
@@ -80,6 +81,18 @@ def test_understand_reads_the_resolved_question(lemmatizer):
     resolved = ResolvedQuery("Which buoy models?", {"harbour": 1.0}, "Which buoy models?", {}, False)
     query = understand("Which buoy models?", "en", resolved, lemmatizer, None)
     assert query.lemmas == ["buoy", "model"] and query.translated == {} and query.resolved is resolved
+
+
+def test_a_corrected_word_stands_for_the_typed_term_it_corrects(lemmatizer):
+    assert respelled_terms({"pasword": "password", "ratelimit": "rate limit"}, "en", lemmatizer) == {
+        "pasword": ["password"], "ratelimit": ["rate", "limit"]}
+    # a compound searched beside the part the corpus holds says less than the compound: it stays a term
+    assert respelled_terms({"Verpflegungspauschale": "Pauschale", "crewbase": "base"}, "de", lemmatizer) == {}
+    asked = "how do I reset my pasword password"
+    query = understand(asked, "en", ResolvedQuery.standalone(asked), lemmatizer, None,
+                       corrections={"pasword": "password"})
+    assert query.respelled == {"pasword": ["password"]}
+    assert understand(asked, "en", ResolvedQuery.standalone(asked), lemmatizer, None).respelled == {}
 
 
 def test_a_german_compound_of_two_neighbouring_terms_is_searched_when_the_corpus_holds_it():

@@ -8,9 +8,9 @@ from search.verdict import (CALIBRATION, FOLLOW_UP_CALIBRATION, NONE, STRONG, WE
 
 
 def query(text: str, lemmas: list[str], lang: str = "en", translated: dict | None = None,
-          carried: dict | None = None) -> Query:
+          carried: dict | None = None, respelled: dict | None = None) -> Query:
     resolved = ResolvedQuery(text, carried or {}, text, {}, bool(carried))
-    return Query(text, lang, resolved, lemmas, translated or {})
+    return Query(text, lang, resolved, lemmas, translated or {}, respelled or {})
 
 
 def page(url: str, title: str, *texts: str) -> Group:
@@ -97,6 +97,24 @@ def test_a_name_the_corpus_writes_nowhere_lowers_the_confidence_more_than_one_it
     nowhere, = judge_all([found], asked, ranked, lambda terms: corpus_holds(terms, set()))
     assert nowhere.coverage < elsewhere.coverage and nowhere.confidence <= elsewhere.confidence
     assert asked_about == [["rotterdam"], ["rotterdam"]]  # only the words no judged page holds are looked up
+
+
+def test_a_corrected_typo_is_judged_as_the_word_it_stands_for_not_as_a_name_nobody_writes():
+    found = page("https://w/first-week", "Your first week", "Set your password from home.")
+    ranked = [hits("https://w/first-week"), hits("https://w/first-week")]
+    nowhere = lambda terms: set()  # noqa: E731 - the corpus writes neither the typo nor anything else asked about
+    typed, = judge_all([found], query("how do I set my pasword password", ["set", "pasword", "password"],
+                                      respelled={"pasword": ["password"]}), ranked, nowhere)
+    spelled, = judge_all([found], query("how do I set my password", ["set", "password"]), ranked, nowhere)
+    assert typed == spelled and typed.coverage == 1.0
+    # a page that writes the word as typed holds it too
+    as_typed = question_terms(query("pasword password", ["pasword", "password"], respelled={"pasword": ["password"]}))
+    assert len(as_typed) == 1 and coverage(as_typed, "Reset your pasword here.") == 1.0
+    # a run-together word stands for both its parts; without them among the terms it stays a term of its own
+    split = query("ratelimit rate limit", ["ratelimit", "rate", "limit"], respelled={"ratelimit": ["rate", "limit"]})
+    assert coverage(question_terms(split), "The rate limit is 100 requests.") == 1.0
+    cut = query("ratelimit rate", ["ratelimit", "rate"], respelled={"ratelimit": ["rate", "limit"]})
+    assert len(question_terms(cut)) == 2
 
 
 def test_a_follow_up_read_with_carried_terms_is_judged_through_the_follow_up_map():
