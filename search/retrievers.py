@@ -64,7 +64,7 @@ class Retriever:
     weight: float
     lexical: bool  # BM25
     fallback: dict | None = None
-    name: str = ""  # the list's name in an explained search; empty: named by its place (``Searcher``'s list_names)
+    name: str = ""  # the list's name in an explained search; empty: named by its place (``list_names``)
 
 
 def acl_filter(principals: list[str]) -> dict:
@@ -288,3 +288,22 @@ def with_sources(response: dict) -> dict:
             source.setdefault(name, [])
         source.setdefault("url", "")  # a URL past the keyword limit is not stored: the hit then has no link
     return response
+
+
+def list_names(retrievers: list[Retriever], mode: str, views: tuple[str, ...]) -> list[str]:
+    """A name per ranked list, as the searcher orders them: ``bm25`` (its query holds the translated and carried
+    terms too; ``bm25_baseline`` in the ``mode`` of that name), then ``dense_<view>`` per view of ``views`` for the
+    question as read and ``dense_<view>_translated`` for its translation; a list named itself
+    (``dense_multilingual``) by that."""
+    names, dense = [], 0
+    for retriever in retrievers:
+        if retriever.lexical:
+            names.append("bm25_baseline" if mode == "baseline" else "bm25")
+            continue
+        if retriever.name:
+            names.append(retriever.name)
+            continue
+        reading, view = divmod(dense, len(views))
+        names.append(f"dense_{views[view]}" + ("_translated" if reading else ""))
+        dense += 1
+    return names

@@ -51,7 +51,8 @@ from search.priors import apply_priors
 from search.query import Query, ResolvedQuery, content_terms, translations, understand
 from search.rerank import Reranker, load_reranker, rerank_candidates
 from search.retrievers import (Retriever, baseline_query, bm25_query, cross_lingual_retriever, dense_texts,
-                               knn_retrievers, msearch, request_filters, run_each, run_hybrid, text_fields)
+                               knn_retrievers, list_names, msearch, request_filters, run_each, run_hybrid,
+                               text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
 from search.answer import CARD_CARRIED_SHARE, answer_card, card_evidence_ids
 from search.cache import KeptVectors
@@ -365,12 +366,12 @@ class Searcher:
 
     def fuse(self, plan: Plan, retrievers: list[Retriever], retrieved: Retrieved, explain: bool) -> list[dict]:
         """One list of evidence, best first, each with its ``_score_fused`` (and, to ``explain``, its
-        ``_parts`` by ranked list: ``list_names``)."""
+        ``_parts`` by ranked list: ``retrievers.list_names``)."""
         if retrieved.fused:
             fused = fusion.fused_by_opensearch(retrieved.ranked_lists[0])
             return fusion.whole_parts(fused, "fused_in_opensearch") if explain else fused
         return fusion.fuse(retrieved.ranked_lists, plan.fusion, self.settings.search.rrf_k,
-                           [r.weight for r in retrievers], list_names(plan, retrievers) if explain else None,
+                           [r.weight for r in retrievers], list_names(retrievers, plan.mode, plan.views) if explain else None,
                            window=self.settings.search.candidates)
 
     def prioritize(self, plan: Plan, query: Query, retrievers: list[Retriever], fused: list[dict]) -> list[dict]:
@@ -481,20 +482,3 @@ class Searcher:
                            fusion.page_parts(found.items, self.settings.search.page_support))
         return out
 
-
-def list_names(plan: Plan, retrievers: list[Retriever]) -> list[str]:
-    """A name per ranked list, as ``build_retrievers`` orders them: ``bm25`` (its query holds the translated
-    and carried terms too), then ``dense_<view>`` per view for the question as read and
-    ``dense_<view>_translated`` for its translation; a list named itself (``dense_multilingual``) by that."""
-    names, dense = [], 0
-    for retriever in retrievers:
-        if retriever.lexical:
-            names.append("bm25_baseline" if plan.mode == "baseline" else "bm25")
-            continue
-        if retriever.name:
-            names.append(retriever.name)
-            continue
-        reading, view = divmod(dense, len(plan.views))
-        names.append(f"dense_{plan.views[view]}" + ("_translated" if reading else ""))
-        dense += 1
-    return names

@@ -40,6 +40,14 @@ def test_a_question_a_table_row_answers_gets_the_row_as_its_card(sample_corpus, 
     assert response.as_json()["answer"]["text"] == card.text
 
 
+def test_a_typo_is_judged_as_the_word_it_stands_for(sample_corpus, searcher):
+    """The samples never write "pasword": taken for a name of another organisation's, it made the answer weak."""
+    typed = searcher.search(SearchRequest(query="how do I set my pasword"))
+    spelled = searcher.search(SearchRequest(query="how do I set my password"))
+    assert typed.spelling == {"pasword": "password"} and typed.hits[0].url == spelled.hits[0].url
+    assert (typed.verdict, typed.confidence) == (spelled.verdict, spelled.confidence) == ("strong", spelled.confidence)
+
+
 @pytest.mark.parametrize("question", ["TS-E4471", "what does error TS-E4471 mean and how do I fix it?"])
 def test_a_rare_code_the_first_page_explains_is_strong(sample_corpus, searcher, question):
     response = searcher.search(SearchRequest(query=question))
