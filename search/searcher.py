@@ -244,7 +244,7 @@ class Searcher:
             return {}, [f"acronym lookup failed ({type(exc).__name__}); acronyms searched as typed"]
 
     def understand(self, request: SearchRequest, plan: Plan, asked: str,
-                   corrections: dict[str, str]) -> tuple[Query, list[str]]:
+                   corrections: dict[str, str] | None = None) -> tuple[Query, list[str]]:
         """The question's language, its reading with the conversation (``conversation``), its content terms and their
         translations (none for the baseline), the carried terms' translations too; with the warnings of an
         optional step that failed. ``asked``: the question with its spelling ``corrections`` (which it keeps)."""
@@ -371,7 +371,8 @@ class Searcher:
             fused = fusion.fused_by_opensearch(retrieved.ranked_lists[0])
             return fusion.whole_parts(fused, "fused_in_opensearch") if explain else fused
         return fusion.fuse(retrieved.ranked_lists, plan.fusion, self.settings.search.rrf_k,
-                           [r.weight for r in retrievers], list_names(retrievers, plan.mode, plan.views) if explain else None,
+                           [r.weight for r in retrievers],
+                           list_names(retrievers, plan.mode, plan.views) if explain else None,
                            window=self.settings.search.candidates)
 
     def prioritize(self, plan: Plan, query: Query, retrievers: list[Retriever], fused: list[dict]) -> list[dict]:
