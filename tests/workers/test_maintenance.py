@@ -20,12 +20,14 @@ def test_beat_asks_for_the_upkeep_at_the_configured_interval():
 @pytest.mark.services
 def test_the_worker_drops_the_evidence_an_edit_left_deleted(sample_corpus, worker, stores, settings, jobs):
     """The merge itself is proven on an index of its own (``tests/core/test_index.py``); here the task runs in
-    the worker on the session index after evidence was written again (as an edit does), and ends with none of
-    it deleted."""
+    the worker on the session index after its evidence was written again (as a re-ingest does), and ends with none
+    of it deleted. Every evidence is written again, so each segment the ingest wrote is wholly deleted: after an
+    edit of a few, a large segment can keep a few deletes under the template's ``expunge_deletes_allowed``, which
+    the merge leaves by design, and whether one does depends on how the node merged the ingest's writes."""
     import workers.maintenance  # noqa: F401 - registers the task with the app
 
     alias = settings.opensearch.index_alias
-    rewritten = stores.update_by_query(index=alias, body={"query": {"term": {"kind": "page"}}}, refresh=True)
+    rewritten = stores.update_by_query(index=alias, body={"query": {"match_all": {}}}, refresh=True)
     assert rewritten["updated"] > 0
     live = stores.count(index=alias)["count"]
     files_finished = sum(minute["finished"] for minute in jobs.activity())
