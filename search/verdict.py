@@ -139,10 +139,9 @@ def question_terms(query: Query, carried_share: float | None = None) -> list[tup
     for typed, meant in query.respelled.items():
         for term in meant:
             translated.setdefault(term, set()).add(fold(typed))
-    own = len(own_terms(query))
-    return [(rarity(term, query.lang), {fold(term), *translated.get(term, set())}) if at < own
-            else (carried_share * rarity(term, query.lang), {fold(term)})
-            for at, term in enumerate(term_names(query))]
+    own = own_terms(query)
+    return [*((rarity(term, query.lang), {fold(term), *translated.get(term, set())}) for term in own),
+            *((carried_share * rarity(term, query.lang), {fold(term)}) for term in query.resolved.carried)]
 
 
 def rarity(term: str, lang: str) -> float:

@@ -45,7 +45,7 @@ def test_a_typo_is_judged_as_the_word_it_stands_for(sample_corpus, searcher):
     typed = searcher.search(SearchRequest(query="how do I set my pasword"))
     spelled = searcher.search(SearchRequest(query="how do I set my password"))
     assert typed.spelling == {"pasword": "password"} and typed.hits[0].url == spelled.hits[0].url
-    assert (typed.verdict, typed.confidence) == (spelled.verdict, spelled.confidence) == ("strong", spelled.confidence)
+    assert typed.verdict == spelled.verdict == "strong" and typed.confidence == spelled.confidence
 
 
 @pytest.mark.parametrize("question", ["TS-E4471", "what does error TS-E4471 mean and how do I fix it?"])
