@@ -61,7 +61,7 @@ class ServicesConfig:
     # `evident worker` processes `up` runs, each with its own Celery node name, all on the same queue; each child
     # loads the models (0.5-1.7 GB), so more than one here only pays with spare memory and cores.
     workers: int = 1
-    api_workers: int = 0  # gunicorn worker processes of `evident serve`; 0: one per core
+    api_workers: int = 0  # gunicorn worker processes of `evident serve`; 0: one per two cores (evident.server)
     # Threads per API worker: a search waits on OpenSearch much of its time. Measured (evident bench, 4 clients,
     # hybrid): 42-43 searches/s with 4 threads against 27-34 with 1.
     api_threads: int = 4

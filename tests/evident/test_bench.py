@@ -48,6 +48,11 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
         for index, evidence, _mode, _clients, p50, p95, p99, rate, node_cpu, api_cpu in rows:
             assert int(p50) <= int(p95) <= int(p99) and float(rate) > 0
             assert int(evidence) >= (SCALE if index == "scale" else 1)
+        # each question's first asking is measured apart from the rows, per index and mode
+        first = re.search(r"^each question asked once first, at 1 client \(the warm-up, not in the rows\): (.*)$",
+                          out, re.M)
+        assert first and len(re.findall(r"(?:bench|scale) (?:bm25|hybrid) p50 \d+ ms, p95 \d+ ms",
+                                        first.group(1))) == 4, out
         # a search costs CPU in both: the API's processes and the node, each read for the bench's own API
         assert all(float(api_cpu) > 0 for *_, api_cpu in rows), out
         assert sum(float(node_cpu) for *_, node_cpu, _api in rows) > 0, out

@@ -1,4 +1,4 @@
-"""``evident serve`` under gunicorn (a worker process per core, models loaded in each) and ``evident search
+"""``evident serve`` under gunicorn (a worker process per two cores, models loaded in each) and ``evident search
 --api`` asking it: the same answer as searching in process, without loading a model in the shell. What gunicorn
 itself refuses (a header or a request line over its limits, malformed HTTP) is answered with JSON too."""
 from __future__ import annotations
@@ -60,10 +60,10 @@ def served(sample_corpus, settings, tmp_path_factory):
         server.wait(timeout=60)
 
 
-def test_serve_runs_a_worker_process_per_core(served):
+def test_serve_runs_a_worker_process_per_two_cores(served):
     server, _env, log = served
     children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
-    assert len(children) == cores(), log.read_text()
+    assert len(children) == max(1, cores() // 2), log.read_text()
 
 
 def test_search_through_the_api_answers_like_the_search_here(served, evident_here):
