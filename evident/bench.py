@@ -34,12 +34,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import requests
 
 from core.profile import StageFigures, parse_server_timing
 from core.settings import PROJECT_ROOT, Settings
+from evident.processes import local_node_pid, process_minutes, process_tree_cpu_seconds
 
 SHARED_BENCH = PROJECT_ROOT.parent / "shared" / "bench"
 DEFAULT_CORPUS = [SHARED_BENCH / "wiki" / "pages", SHARED_BENCH / "pdf"]
@@ -58,9 +58,11 @@ STOP_TIMEOUT = 60  # a started worker finishes the file in hand before it exits
 SCROLL_SIZE = 500  # evidence read back per scroll page (texts only, no vectors)
 SCROLL_KEEP = "2m"  # the scroll context lives between two pages read back
 REINDEX_TIMEOUT = 3600  # seconds one copy of the evidence may take into the scale index
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # an OpenSearch URL on one of these is a node on this machine
 SCALE_SUFFIX = "_scale"  # the scale alias: not "<alias>-...", which the alias's own template would claim
 PERCENTILES = (50, 95, 99)
+# A node started this many minutes before the searches still compiles its search code (its JIT): on 2 cores a search
+# cost a node 4 minutes old 2 to 4 times the CPU it cost the same node 20 minutes later.
+SETTLED_NODE_MINUTES = 15
 
 
 @dataclass
@@ -94,6 +96,7 @@ class SearchFigures:
     opensearch_cpu_ms: float = math.nan
     api_cpu_ms: float = math.nan
     first_asked_ms: list[float] = field(default_factory=list)  # the mode's warm-up: each question asked once
+    node_minutes: float = math.nan  # how long the OpenSearch node had run when the row began (NaN: not on this machine)
 
 
     def percentile(self, p: int) -> float:
@@ -212,43 +215,6 @@ def api_for(settings: Settings, url: str | None, log: Path, **env: str):
     with child(["serve", "--host", "127.0.0.1", "--port", str(port)], child_env(settings, **env), log) as process:
         wait_until(lambda: _answers(base), process, "the API", log)
         yield base, process.pid
-
-
-def local_node_pid(client, settings: Settings) -> int | None:
-    """The process id of the OpenSearch node the settings reach, when it runs on this machine (a loopback URL):
-    its CPU is read from /proc, as the API's is; the node's own stats refresh once a second, too coarse for a row
-    of a few seconds. None for a node elsewhere, or several."""
-    if urlsplit(settings.opensearch.url).hostname not in LOOPBACK_HOSTS:
-        return None
-    nodes = list(client.nodes.info(metric="process")["nodes"].values())
-    pid = nodes[0]["process"]["id"] if len(nodes) == 1 else None
-    return pid if pid and Path(f"/proc/{pid}").exists() else None
-
-
-def process_tree_cpu_seconds(root: int | None) -> float:
-    """The CPU seconds process ``root`` and its descendants (gunicorn's workers) have used, read from /proc;
-    NaN without a process. Written by hand: psutil would be a dependency for these few lines."""
-    if root is None:
-        return math.nan
-    parents: dict[int, int] = {}
-    used: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields_after_name = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:  # ended meanwhile
-                continue
-            parents[int(entry.name)] = int(fields_after_name[1])
-            used[int(entry.name)] = (int(fields_after_name[11]) + int(fields_after_name[12])) / tick
-    tree, grown = {root}, True
-    while grown:
-        grown = False
-        for pid, parent in parents.items():
-            if parent in tree and pid not in tree:
-                tree.add(pid)
-                grown = True
-    return sum(used.get(pid, 0.0) for pid in tree)
 
 
 def _answers(base: str) -> bool:
@@ -387,12 +353,13 @@ def measure_search(base: str, api_pid: int | None, node_pid: int | None, index: 
     for mode in MODES:
         first, _errors, _wall, _stages = run_clients(base, queries, mode, 1, len(queries))
         for clients in CLIENTS:
-            node, api = process_tree_cpu_seconds(node_pid), process_tree_cpu_seconds(api_pid)
+            node, api, node_minutes = (process_tree_cpu_seconds(node_pid), process_tree_cpu_seconds(api_pid),
+                                       process_minutes(node_pid))
             latencies, errors, wall, stages = run_clients(base, queries, mode, clients, searches)
             done = max(len(latencies), 1)
             out.append(SearchFigures(index, evidence, mode, clients, searches, errors, latencies, wall, stages,
                                      (process_tree_cpu_seconds(node_pid) - node) * 1000 / done,
-                                     (process_tree_cpu_seconds(api_pid) - api) * 1000 / done, first))
+                                     (process_tree_cpu_seconds(api_pid) - api) * 1000 / done, first, node_minutes))
             say(f"{index} {mode} x{clients}: p95 {out[-1].percentile(95):.0f} ms")
     return out
 
@@ -459,6 +426,12 @@ def format_report(ingest: IngestFigures | None, searches: list[SearchFigures]) -
              f"{percentile(s.first_asked_ms, 95):.0f} ms" for s in searches if s.clients == 1 and s.first_asked_ms]
     if first:
         lines.append("each question asked once first, at 1 client (the warm-up, not in the rows): " + "; ".join(first))
+    ages = [s.node_minutes for s in searches if not math.isnan(s.node_minutes)]
+    if ages:
+        young = min(ages) < SETTLED_NODE_MINUTES
+        lines.append(f"the OpenSearch node had run {min(ages):.0f} minutes when the searches began" + (
+            f" (in its first {SETTLED_NODE_MINUTES} minutes its JIT compiles the search code as it runs, and a search "
+            "costs it up to several times the CPU)" if young else ""))
     return "\n".join(lines + [format_table(header, rows)])
 
 

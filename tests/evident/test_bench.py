@@ -53,6 +53,8 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
                           out, re.M)
         assert first and len(re.findall(r"(?:bench|scale) (?:bm25|hybrid) p50 \d+ ms, p95 \d+ ms",
                                         first.group(1))) == 4, out
+        # how long the node had run, which its first minutes' JIT makes matter
+        assert re.search(r"^the OpenSearch node had run \d+ minutes when the searches began", out, re.M), out
         # a search costs CPU in both: the API's processes and the node, each read for the bench's own API
         assert all(float(api_cpu) > 0 for *_, api_cpu in rows), out
         assert sum(float(node_cpu) for *_, node_cpu, _api in rows) > 0, out
