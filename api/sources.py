@@ -24,13 +24,20 @@ sources.before_request(admins_only)
 
 class NewSource(BaseModel):
     """A source to register; ``options`` as ``evident sources add`` takes them (url, deployment, token_env,
-    user_env, spaces, cql, attachments, space_groups; or start, sitemap, max_pages)."""
+    user_env, spaces, cql, attachments, space_groups; or start, sitemap, max_pages).
+
+    The schema shows what ``workers.sync.registry`` checks (the name's letters, the interval, each kind's
+    options), but leaves the checking to it: its refusal says the reason in words and names the field."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=64, json_schema_extra={"pattern": registry.NAME.pattern},
+                      description="letters, digits, '.', '_' or '-'; it names the source's documents")
     kind: Literal["confluence", "site"]
-    every: str = Field("", max_length=16, description="interval such as 10m or 1h; empty: only when asked")
-    options: dict = Field(default_factory=dict)
+    every: str = Field("", max_length=16, description="interval such as 10m or 1h; empty: only when asked",
+                       json_schema_extra={"anyOf": [{"pattern": registry.INTERVAL.pattern}, {"maxLength": 0}]})
+    options: dict = Field(default_factory=dict, description="a Confluence source's options, or a site's",
+                          json_schema_extra={"anyOf": [registry.ConfluenceOptions.model_json_schema(),
+                                                       registry.SiteOptions.model_json_schema()]})
 
 
 class SyncParams(BaseModel):
@@ -68,8 +75,9 @@ def add():
     try:
         registry.refuse_private_urls(body.options, allowed)
         entry = registry.register(_store(), body.name, body.kind, dict(body.options), body.every)
-    except ValueError as exc:
-        return jsonify({"error": f"source {body.name!r}: {exc}", "errors": []}), 400
+    except registry.RegistrationError as exc:
+        return jsonify({"error": f"source {body.name!r}: {exc}",
+                        "errors": [{"parameter": exc.parameter, "reason": str(exc)}]}), 400
     return jsonify(registry.describe(_store(), _jobs(), entry)), 201
 
 

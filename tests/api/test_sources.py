@@ -30,23 +30,38 @@ def test_sources_are_for_admins_only(client, headers, status):
                        headers=headers()).status_code == status
 
 
-@pytest.mark.parametrize("body, named", [
+@pytest.mark.parametrize("body, named, field", [
     ({"name": "wiki", "kind": "confluence", "options": {"url": "https://wiki.example.com", "token": "s3cret",
-                                                        "spaces": ["ENG"]}}, "token"),
+                                                        "spaces": ["ENG"]}}, "token", "options.token"),
     ({"name": "wiki", "kind": "confluence", "options": {"url": "https://wiki.example.com", "token_env": "T",
-                                                        "user_env": "U"}}, "scope"),
+                                                        "user_env": "U"}}, "scope", "options.spaces"),
     ({"name": "site", "kind": "site", "every": "1 fortnight", "options": {"start": "https://intranet.example.org/"}},
-     "interval"),
-    ({"name": "site", "kind": "site", "options": {"start": "ftp://intranet.example.org/"}}, "start"),
-    ({"name": "bad name!", "kind": "site", "options": {"start": "https://intranet.example.org/"}}, "name"),
-    ({"name": "wiki", "kind": "confluence", "options": {"url": 5, "spaces": "ENG"}}, "option url"),
+     "interval", "every"),
+    ({"name": "site", "kind": "site", "options": {"start": "ftp://intranet.example.org/"}}, "start", "options.start"),
+    ({"name": "site", "kind": "site", "options": {"start": "https://intranet.example.org/",
+                                                  "sitemap": "https://elsewhere.example.org/sitemap.xml"}},
+     "sitemap", "options.sitemap"),
+    ({"name": "bad name!", "kind": "site", "options": {"start": "https://intranet.example.org/"}}, "name", "name"),
+    ({"name": "wiki", "kind": "confluence", "options": {"url": 5, "spaces": "ENG"}}, "option url", "options.url"),
     ({"name": "site", "kind": "site", "options": {"start": "https://intranet.example.org/", "depth": 3}},
-     "option depth"),
+     "option depth", "options.depth"),
 ])
-def test_a_registration_that_cannot_work_is_refused_with_the_reason(client, body, named):
+def test_a_registration_that_cannot_work_is_refused_with_the_reason(client, body, named, field):
     response = client.post("/api/admin/sources", json=body, headers=ADMIN)
-    assert response.status_code == 400 and named in response.get_json()["error"]
+    answer = response.get_json()
+    assert response.status_code == 400 and named in answer["error"]
+    assert [error["parameter"] for error in answer["errors"]] == [field]  # a client can mark the field
+    assert answer["errors"][0]["reason"] in answer["error"]
     assert "s3cret" not in response.get_data(as_text=True)
+
+
+def test_the_schema_shows_what_a_registration_may_hold(client):
+    new_source = client.get("/api/openapi.json").get_json()["components"]["schemas"]
+    schema = next(schema for name, schema in new_source.items() if name.startswith("NewSource"))
+    assert schema["properties"]["name"]["pattern"].startswith("^")
+    kinds = schema["properties"]["options"]["anyOf"]
+    assert [sorted(kind["required"]) for kind in kinds] == [["url"], ["start"]]
+    assert not any("token" in kind["properties"] for kind in kinds)  # a secret is never an option
 
 
 def test_a_site_is_registered_synced_described_and_removed(client, site, stores, settings):
@@ -82,4 +97,5 @@ def test_a_source_on_loopback_is_refused_with_default_settings(app, site, kind, 
     assert response.status_code == 400 and response.get_json()["error"] == (
         f"source 'loopback': {url} resolves to 127.0.0.1, a loopback address: not fetched "
         f"(allow it with EVIDENT_SOURCES_ALLOWED_PRIVATE_HOSTS)")
+    assert response.get_json()["errors"][0]["parameter"] == f"options.{'start' if kind == 'site' else 'url'}"
     assert strict.get("/api/admin/sources/loopback", headers=ADMIN).status_code == 404

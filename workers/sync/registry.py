@@ -6,6 +6,10 @@ groups; its URLs' hosts by ``refuse_private_urls``) and holds no secret: only th
 variables or files the worker reads the token and user from. What ``describe`` shows is redacted besides
 (``core.urls.redact``): a URL registered with ``user:password@`` or a ``?token=`` is shown without them, and
 so is any recorded error quoting one.
+
+A registration that cannot work raises ``RegistrationError``: a ``ValueError`` whose message gives the reason,
+and which names the field it is about (``name``, ``kind``, ``every``, ``options.<option>``), so that the admin API
+can answer as it does for a body that breaks its schema: each error with its parameter.
 """
 from __future__ import annotations
 
@@ -40,16 +44,24 @@ CHECKPOINT_SHOWN = ("phase", "started", "counts", "error")  # of a sync's checkp
 SECRET_OPTIONS = ("token", "user")  # read by the worker from <name>_env or <name>_file, never stored
 
 
+class RegistrationError(ValueError):
+    """Why a registration cannot work (the message), and the field it is about (``parameter``)."""
+
+    def __init__(self, parameter: str, reason: str):
+        super().__init__(reason)
+        self.parameter = parameter
+
+
 def parse_interval(text: str) -> int:
-    """``"10m"`` -> 600; ``"0"`` or ``""`` -> 0 (only when asked). ``ValueError`` names the value."""
+    """``"10m"`` -> 600; ``"0"`` or ``""`` -> 0 (only when asked). ``RegistrationError`` names the value."""
     if not text or text.strip() == "0":
         return 0
     match = INTERVAL.match(text)
     if not match:
-        raise ValueError(f"interval {text!r}: expected a number with s, m, h or d (e.g. 10m)")
+        raise RegistrationError("every", f"interval {text!r}: expected a number with s, m, h or d (e.g. 10m)")
     seconds = int(match[1]) * UNIT_SECONDS[match[2]]
     if seconds < MIN_INTERVAL:
-        raise ValueError(f"interval {text!r}: at least {MIN_INTERVAL} s")
+        raise RegistrationError("every", f"interval {text!r}: at least {MIN_INTERVAL} s")
     return seconds
 
 
@@ -84,56 +96,76 @@ OPTIONS = {"confluence": ConfluenceOptions, "site": SiteOptions}
 
 
 def typed_options(kind: str, options: dict) -> dict:
-    """The options checked for their names and types; ``ValueError`` names the first one that is wrong."""
+    """The options checked for their names and types; ``RegistrationError`` names the first one that is wrong."""
     try:
         return OPTIONS[kind].model_validate(options).model_dump(exclude_defaults=True)
     except ValidationError as exc:
         error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "options"
-        raise ValueError(f"option {where}: {error['msg']}") from None
+        where = ".".join(str(part) for part in error["loc"])
+        raise RegistrationError(f"options.{where}" if where else "options",
+                                f"option {where or 'options'}: {error['msg']}") from None
 
 
 def _check_confluence(options: dict) -> None:
     url = options.get("url", "")
     if not url.startswith(("http://", "https://")):
-        raise ValueError(f"url {redact(url)!r}: expected the wiki's http(s) base URL")
+        raise RegistrationError("options.url", f"url {redact(url)!r}: expected the wiki's http(s) base URL")
     if options.get("deployment", "cloud") not in DEPLOYMENTS:
-        raise ValueError(f"deployment {options.get('deployment')!r}: expected one of {', '.join(DEPLOYMENTS)}")
+        raise RegistrationError("options.deployment", f"deployment {options.get('deployment')!r}: expected one of "
+                                                      f"{', '.join(DEPLOYMENTS)}")
     if not (options.get("token_env") or options.get("token_file")):
-        raise ValueError("a token is needed: name its environment variable (--token-env) or file (--token-file)")
+        raise RegistrationError("options.token_env", "a token is needed: name its environment variable "
+                                                     "(--token-env) or file (--token-file)")
     if options.get("deployment", "cloud") == "cloud" and not (options.get("user_env") or options.get("user_file")):
-        raise ValueError("Confluence Cloud signs in with the account e-mail and the token: give --user-env")
+        raise RegistrationError("options.user_env", "Confluence Cloud signs in with the account e-mail and the "
+                                                    "token: give --user-env")
     if not (options.get("spaces") or options.get("cql")):
-        raise ValueError("a scope is needed: --spaces KEY,KEY or --cql QUERY")
-    parse_space_groups(options.get("space_groups", ""))
+        raise RegistrationError("options.spaces", "a scope is needed: --spaces KEY,KEY or --cql QUERY")
+    try:
+        parse_space_groups(options.get("space_groups", ""))
+    except ValueError as exc:
+        raise RegistrationError("options.space_groups", str(exc)) from None
+
+
+def _check_site(options: dict) -> None:
+    """The site's start, sitemap and page limit as the crawler takes them (``SiteConfig``, whose error names the
+    setting first: "sitemap '…': not on the start page's site")."""
+    try:
+        SiteConfig(start=options.get("start", ""), sitemap=options.get("sitemap", ""),
+                   max_pages=int(options.get("max_pages") or SiteConfig.max_pages))
+    except ValueError as exc:
+        setting = str(exc).split(" ", 1)[0]
+        raise RegistrationError(f"options.{setting}" if setting in SiteOptions.model_fields else "options",
+                                str(exc)) from None
 
 
 def refuse_private_urls(options: dict, allowed_private_hosts: tuple[str, ...]) -> None:
-    """``ValueError`` with the refusal when a registration's URL (``url``, ``start``, ``sitemap``) has a host that
+    """``RegistrationError`` with the refusal when a registration's URL (``url``, ``start``, ``sitemap``) has a host that
     resolves to an address that is not public and ``allowed_private_hosts`` (``sources.allowed_private_hosts``)
     does not name: the worker would refuse to fetch it (``core.addresses``), so the admin hears it now. What
     ``evident sources add`` and the admin API call before ``register``."""
     allowed = AllowedHosts.parse(allowed_private_hosts)
-    for url in (options.get("url"), options.get("start"), options.get("sitemap")):
+    for option in ("url", "start", "sitemap"):
+        url = options.get(option)
         if isinstance(url, str) and url and (refused := refused_url(url, allowed)):
-            raise ValueError(refused)
+            raise RegistrationError(f"options.{option}", refused)
 
 
 def register(store: SourceStore, name: str, kind: str, options: dict, every: str = "") -> SourceEntry:
     """Check and keep a source; an existing one of the same name is replaced (its state is kept)."""
     if not NAME.match(name or ""):
-        raise ValueError(f"source name {name!r}: letters, digits, '.', '_' or '-', at most 64")
+        raise RegistrationError("name", f"source name {name!r}: letters, digits, '.', '_' or '-', at most 64")
     if kind not in SOURCE_KINDS:
-        raise ValueError(f"source kind {kind!r}: expected one of {', '.join(SOURCE_KINDS)}")
+        raise RegistrationError("kind", f"source kind {kind!r}: expected one of {', '.join(SOURCE_KINDS)}")
     for secret in SECRET_OPTIONS:
         if options.get(secret):
-            raise ValueError(f"{secret}: never kept as a value; name its environment variable or file instead")
+            raise RegistrationError(f"options.{secret}", f"{secret}: never kept as a value; name its environment "
+                                                          "variable or file instead")
     options = typed_options(kind, {k: v for k, v in options.items() if v not in (None, "", [])})
     if kind == "confluence":
         _check_confluence(options)
     else:
-        SiteConfig(start=options.get("start", ""), sitemap=options.get("sitemap", ""),
-                   max_pages=int(options.get("max_pages") or SiteConfig.max_pages))
+        _check_site(options)
     entry = SourceEntry(name=name, kind=kind, every_seconds=parse_interval(every), options=options)
     store.add(entry)
     return entry
