@@ -84,6 +84,9 @@ EVALUATIONS: tuple[Evaluation, ...] = (
            "evalsets/talvik-conversations.de.jsonl", "t-conv de"),
     *_file("harborlane-de", f"{HARBOR}/harborlane-conversations.de.jsonl", "evalharbor", "evalsets/harborlane .de",
            "harbor de"),
+    # German questions kept untouched (evalsets/README.md): reported here, never asked by the ablation or a fit.
+    *_file("talvik-german", "evalsets/talvik-german.jsonl", "evalbench", "evalsets/talvik-german.jsonl (untouched)",
+           "", raw_and_completed=False),
     # Words as people type them (typos, words run together, German compounds the pages write otherwise, verbs
     # with a prefix, and plain controls), one file per organisation: the inputs the spelling stage's numbers guard.
     *_file("typed-words", "evalsets/typed-words.jsonl", "evalbench", "evalsets/typed-words.jsonl (typed words)",

@@ -32,7 +32,7 @@ def test_an_evaluation_line_holds_the_eval_arguments_of_its_reading():
     assert by_name["questions-baseline"][-2:] == ["--conversation", "prev-question"]
     assert by_name["ooc-harborlane-on-bench"][2] == "evalbench" and by_name["ooc-harborlane-on-bench"][-1] == \
         "--out-of-corpus"
-    assert len(by_name) == len(evaluations.EVALUATIONS) == 26  # names are unique
+    assert len(by_name) == len(evaluations.EVALUATIONS) == 27  # names are unique
 
 
 def test_every_repository_questions_file_exists_and_each_raw_reading_has_its_baseline_where_one_is_run():
