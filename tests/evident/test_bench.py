@@ -58,6 +58,9 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
         # a search costs CPU in both: the API's processes and the node, each read for the bench's own API
         assert all(float(api_cpu) > 0 for *_, api_cpu in rows), out
         assert sum(float(node_cpu) for *_, node_cpu, _api in rows) > 0, out
+        # the searches met the corpus's index as it serves: the re-ingest's old evidence merged away, one segment
+        segments = stores.cat.segments(index=BENCH_ALIAS, format="json")
+        assert len({segment["segment"] for segment in segments}) == 1, segments
         assert not stores.indices.get(index=f"{BENCH_ALIAS}_scale-*", ignore_unavailable=True)
         assert not stores.indices.get(index="evident-searchlog-bench-*", ignore_unavailable=True)
     finally:
