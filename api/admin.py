@@ -14,7 +14,8 @@ from pathlib import Path
 from flask import Blueprint, current_app, jsonify, request
 from spectree import Response
 
-from api.schema import ADMINS, ANYONE, Error, Listing, Record, Retry, SummaryParams, spec
+from api.admin_schema import Job, Jobs, Queue, RecordedErrors, Retried, Summary
+from api.schema import ADMINS, ANYONE, Error, Retry, SummaryParams, spec
 from api.search import current_caller
 from core.index import evidence_stats
 from core.jobs import INGEST_QUEUE
@@ -51,7 +52,7 @@ def _no_job(job_id: str):
 
 
 @admin.get("/api/ingest/jobs")
-@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Jobs, **REFUSED), tags=["admin"],
                operation_id="listJobs", security=ADMINS)
 def jobs():
     """Recent ingest jobs with their counts."""
@@ -59,7 +60,7 @@ def jobs():
 
 
 @admin.get("/api/ingest/jobs/<job_id>")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Job, HTTP_404=Error, **REFUSED), tags=["admin"],
                operation_id="getJob", security=ADMINS)
 def job(job_id: str):
     """One ingest job, with its recorded errors (file and reason)."""
@@ -68,7 +69,7 @@ def job(job_id: str):
 
 
 @admin.post("/api/admin/jobs/<job_id>/cancel")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Job, HTTP_404=Error, **REFUSED), tags=["admin"],
                operation_id="cancelJob", security=ADMINS)
 def cancel_job(job_id: str):
     """Cancel an ingest job: its files no worker has taken yet are skipped and counted as cancelled; the ones in
@@ -78,7 +79,7 @@ def cancel_job(job_id: str):
 
 
 @admin.get("/api/ingest/errors")
-@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=RecordedErrors, **REFUSED), tags=["admin"],
                operation_id="listErrors", security=ADMINS)
 def errors():
     """The last recorded ingest errors of any job."""
@@ -86,7 +87,7 @@ def errors():
 
 
 @admin.get("/api/ingest/queue")
-@spec.validate(resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Queue, **REFUSED), tags=["admin"],
                operation_id="getQueue", security=ADMINS)
 def queue():
     """Files waiting in the ingest queue and per-task metrics."""
@@ -95,7 +96,7 @@ def queue():
 
 
 @admin.post("/api/ingest/retry")
-@spec.validate(json=Retry, resp=Response(HTTP_200=Record, HTTP_404=Error, HTTP_410=Error, HTTP_422=Error, **REFUSED),
+@spec.validate(json=Retry, resp=Response(HTTP_200=Retried, HTTP_404=Error, HTTP_410=Error, HTTP_422=Error, **REFUSED),
                tags=["admin"],
                operation_id="retryFile", security=ADMINS)
 def retry():
@@ -123,7 +124,7 @@ def retry():
 
 
 @admin.get("/api/admin/summary")
-@spec.validate(query=SummaryParams, resp=Response(HTTP_200=Record, **REFUSED), tags=["admin"],
+@spec.validate(query=SummaryParams, resp=Response(HTTP_200=Summary, **REFUSED), tags=["admin"],
                operation_id="getSummary", security=ADMINS)
 def summary():
     """Everything the console shows: the index, the queue (now, and per minute over the last hours), recent jobs

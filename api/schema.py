@@ -223,12 +223,3 @@ class Health(BaseModel):
     opensearch_nodes: int | None = None  # nodes in the cluster; none when OpenSearch does not answer
     redis: str
     workers: int | str
-
-
-class Listing(RootModel[list[dict]]):
-    """A list of records (jobs or recorded errors)."""
-
-
-class Record(RootModel[dict]):
-    """One record: the queue figures, or a job (its files' counts by outcome: done, skipped, failed, cancelled;
-    ``state``: running, cancelling, cancelled or finished; and its recorded errors)."""

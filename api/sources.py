@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from spectree import Response
 
 from api.admin import REFUSED, admins_only
-from api.schema import ADMINS, Error, Listing, Record, spec
+from api.admin_schema import Removed, Source, Sources, SyncQueued
+from api.schema import ADMINS, Error, spec
 from core.jobs import JobStore
 from core.sources import SourceStore
 from workers.sync import registry
@@ -57,7 +58,7 @@ def _missing(name: str):
 
 
 @sources.get("/api/admin/sources")
-@spec.validate(resp=Response(HTTP_200=Listing, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Sources, **REFUSED), tags=["admin"],
                operation_id="listSources", security=ADMINS)
 def listing():
     """Every source with its registration, last sync (started, finished, counts), the one under way, the next."""
@@ -66,7 +67,7 @@ def listing():
 
 
 @sources.post("/api/admin/sources")
-@spec.validate(json=NewSource, resp=Response(HTTP_201=Record, HTTP_400=Error, **REFUSED), tags=["admin"],
+@spec.validate(json=NewSource, resp=Response(HTTP_201=Source, HTTP_400=Error, **REFUSED), tags=["admin"],
                operation_id="addSource", security=ADMINS)
 def add():
     """Register (or replace) a source; its options are checked and no secret is kept."""
@@ -82,7 +83,7 @@ def add():
 
 
 @sources.get("/api/admin/sources/<name>")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Source, HTTP_404=Error, **REFUSED), tags=["admin"],
                operation_id="getSource", security=ADMINS)
 def one(name: str):
     """One source as the list shows it."""
@@ -91,7 +92,7 @@ def one(name: str):
 
 
 @sources.post("/api/admin/sources/<name>/sync")
-@spec.validate(query=SyncParams, resp=Response(HTTP_202=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+@spec.validate(query=SyncParams, resp=Response(HTTP_202=SyncQueued, HTTP_404=Error, **REFUSED), tags=["admin"],
                operation_id="syncSource", security=ADMINS)
 def sync(name: str):
     """Queue the source's sync now (it continues one cut short; ``full`` starts from nothing)."""
@@ -103,7 +104,7 @@ def sync(name: str):
 
 
 @sources.delete("/api/admin/sources/<name>")
-@spec.validate(resp=Response(HTTP_200=Record, HTTP_404=Error, **REFUSED), tags=["admin"],
+@spec.validate(resp=Response(HTTP_200=Removed, HTTP_404=Error, **REFUSED), tags=["admin"],
                operation_id="removeSource", security=ADMINS)
 def remove(name: str):
     """Forget the source; its documents leave the index, and a sync of it under way stops at its next request."""

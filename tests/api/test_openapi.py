@@ -98,3 +98,27 @@ def test_the_document_names_each_operation_says_who_may_call_and_shows_an_exampl
     facets = response["properties"]["facets"]
     assert facets["additionalProperties"]["additionalProperties"]["type"] == "integer"  # facet -> value -> count
     assert "$ref" in str(response["properties"]["answer"]) and "$ref" in str(response["properties"]["hits"])
+
+
+def test_the_admin_answers_are_typed(client):
+    """A client of the ingest queue, the jobs and the live sources finds each answer's fields in the document."""
+    document = client.get("/api/openapi.json").get_json()
+    operations = {o["operationId"]: o for methods in document["paths"].values() for o in methods.values()}
+    error = next(schema for key, schema in document["components"]["schemas"].items()
+                 if "RecordedError" in key.split("."))  # its own, or nested under the job's
+
+    def answered(operation: str, status: str = "200") -> dict:
+        ref = operations[operation]["responses"][status]["content"]["application/json"]["schema"]["$ref"]
+        return document["components"]["schemas"][ref.rsplit("/", 1)[1]]
+
+    job = answered("getJob")
+    assert job["properties"]["state"]["enum"] == ["running", "cancelling", "cancelled", "finished"]
+    assert {"total", "done", "failed", "cancelled", "errors"} <= set(job["required"])
+    assert answered("cancelJob") == job
+    assert "$ref" in str(answered("listJobs")) and "$ref" in str(answered("getSummary"))
+    assert {"job", "file", "reason"} <= set(error["required"])
+    assert {"queue", "waiting", "metrics"} <= set(answered("getQueue")["properties"])
+    source = answered("getSource")
+    assert source == answered("addSource", "201") and {"next_sync", "last_sync", "running"} <= set(source["required"])
+    assert answered("syncSource", "202")["properties"]["queued"]["type"] == "boolean"
+    assert answered("removeSource")["properties"]["removed_evidence"]["type"] == "integer"
