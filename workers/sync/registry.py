@@ -29,7 +29,7 @@ from core.sources import SOURCE_KINDS, SourceEntry, SourceStore
 from core.urls import redact
 from workers.connectors.confluence.access import parse_space_groups
 from workers.connectors.confluence.models import DEPLOYMENTS
-from workers.connectors.site.models import SiteConfig
+from workers.connectors.site.models import SettingError, SiteConfig
 
 INTERVAL = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
 UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -128,15 +128,13 @@ def _check_confluence(options: dict) -> None:
 
 
 def _check_site(options: dict) -> None:
-    """The site's start, sitemap and page limit as the crawler takes them (``SiteConfig``, whose error names the
-    setting first: "sitemap '…': not on the start page's site")."""
+    """The site's start, sitemap and page limit as the crawler takes them (``SiteConfig``, whose ``SettingError``
+    names the setting)."""
     try:
         SiteConfig(start=options.get("start", ""), sitemap=options.get("sitemap", ""),
                    max_pages=int(options.get("max_pages") or SiteConfig.max_pages))
-    except ValueError as exc:
-        setting = str(exc).split(" ", 1)[0]
-        raise RegistrationError(f"options.{setting}" if setting in SiteOptions.model_fields else "options",
-                                str(exc)) from None
+    except SettingError as exc:
+        raise RegistrationError(f"options.{exc.setting}", str(exc)) from None
 
 
 def refuse_private_urls(options: dict, allowed_private_hosts: tuple[str, ...]) -> None:
@@ -147,7 +145,13 @@ def refuse_private_urls(options: dict, allowed_private_hosts: tuple[str, ...]) -
     allowed = AllowedHosts.parse(allowed_private_hosts)
     for option in ("url", "start", "sitemap"):
         url = options.get(option)
-        if isinstance(url, str) and url and (refused := refused_url(url, allowed)):
+        if not (isinstance(url, str) and url):
+            continue
+        try:
+            refused = refused_url(url, allowed)
+        except ValueError as exc:  # not a URL at all: a port out of range, a bracket left open
+            raise RegistrationError(f"options.{option}", f"{option} {exc}") from None
+        if refused:
             raise RegistrationError(f"options.{option}", refused)
 
 

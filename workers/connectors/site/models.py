@@ -34,20 +34,28 @@ def origin_of(url: str) -> tuple[str, str]:
     return scheme, host if port in (None, {"http": 80, "https": 443}.get(scheme)) else f"{host}:{port}"
 
 
+class SettingError(ValueError):
+    """A site setting that cannot work: the message says why, ``setting`` names it (for a caller to point at)."""
+
+    def __init__(self, setting: str, reason: str):
+        super().__init__(reason)
+        self.setting = setting
+
+
 def web_origin(setting: str, url: str) -> tuple[str, str]:
-    """The origin of an http(s) URL given as ``setting``; ValueError naming the setting when it has none."""
+    """The origin of an http(s) URL given as ``setting``; ``SettingError`` naming the setting when it has none."""
     try:
         scheme, host = origin_of(url)
     except ValueError as exc:
-        raise ValueError(f"{setting} {redact(url)!r}: not a URL ({redact(str(exc))})") from exc
+        raise SettingError(setting, f"{setting} {redact(url)!r}: not a URL ({redact(str(exc))})") from exc
     if scheme not in ("http", "https") or not host:
-        raise ValueError(f"{setting} {redact(url)!r}: not an http(s) URL with a host")
+        raise SettingError(setting, f"{setting} {redact(url)!r}: not an http(s) URL with a host")
     return scheme, host
 
 
 @dataclass
 class SiteConfig:
-    """One site to crawl. ``ValueError`` names the setting and the reason when a value cannot work."""
+    """One site to crawl. ``SettingError`` names the setting and the reason when a value cannot work."""
 
     start: str  # the first page; its scheme and host bound the crawl
     sitemap: str = ""  # a sitemap (or sitemap index) besides those robots.txt names
@@ -62,11 +70,12 @@ class SiteConfig:
     def __post_init__(self):
         scheme, host = web_origin("start", self.start)
         if self.sitemap and web_origin("sitemap", self.sitemap) != (scheme, host):
-            raise ValueError(f"sitemap {redact(self.sitemap)!r}: not on the start page's site {scheme}://{host}")
+            raise SettingError("sitemap", f"sitemap {redact(self.sitemap)!r}: not on the start page's site "
+                                          f"{scheme}://{host}")
         if self.max_pages < 1:
-            raise ValueError(f"max_pages {self.max_pages}: at least one page must be allowed")
+            raise SettingError("max_pages", f"max_pages {self.max_pages}: at least one page must be allowed")
         if self.requests_per_second < 0 or self.timeout <= 0 or self.deadline <= 0 or self.max_bytes <= 0:
-            raise ValueError(f"requests_per_second {self.requests_per_second}, timeout {self.timeout}, deadline "
+            raise SettingError("requests_per_second", f"requests_per_second {self.requests_per_second}, timeout {self.timeout}, deadline "
                              f"{self.deadline}, max_bytes {self.max_bytes}: the rate must not be negative, the "
                              f"others positive")
 
