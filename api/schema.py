@@ -20,7 +20,7 @@ from api.errors import reshape_validation_error
 from api.examples import OPERATION_EXAMPLES
 from api.identity import GROUPS_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, USER_HEADER
 from core.settings import ApiConfig, PageGrouping, SearchMode
-from search.schema import SearchResponse
+from search.schema import SearchResponse, SortOrder
 
 MAX_K = 100  # hits per page: more than a search box shows, few enough to answer fast
 MAX_PAGE = 1000  # deeper than anyone pages; a page past the last result is simply empty
@@ -134,6 +134,8 @@ class SearchParams(BaseModel):
                                   description="pages updated on or after (YYYY-MM-DD)")
     date_to: str | None = Field(None, pattern=DATE_PATTERN, json_schema_extra={"format": "date"},
                                 description="pages updated on or before (YYYY-MM-DD)")
+    sort: SortOrder = Field("relevance", description="relevance: best match first; updated: the pages that match "
+                            "the question (verdict strong or weak) newest first, then the others by relevance")
     session: str = Field("", max_length=MAX_ID_CHARS, pattern=ID_PATTERN,
                          description="the search box's session id, for the search log (optional)")
 

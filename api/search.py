@@ -49,7 +49,7 @@ def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
     return SearchRequest(query=params.q, k=params.k, page=params.page, groups=caller.principals(),
                          history=[Turn(t.q, [r.model_dump() for r in t.results], t.opened) for t in history],
                          filters=filters, mode=params.mode, group=params.group,
-                         collapse_duplicates=params.collapse)
+                         collapse_duplicates=params.collapse, sort=params.sort)
 
 
 @search.get("/")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import datetime, timezone
 
 from core.urls import safe_link
 from ingest import evidence as kinds
@@ -28,7 +29,7 @@ MAX_MORE = 3  # a page's other evidence listed beneath its hit; the page itself 
 # Whole-page and section units repeat their parts, and a page's facts repeat what its hit shows (title, space,
 # breadcrumb), so none of them is listed beneath their page again.
 _REPEATING_KINDS = (kinds.PAGE, kinds.SECTION, kinds.PAGE_FACTS)
-SCORE_DECIMALS = 6  # scores are shown, and hits ordered, at this precision
+SCORE_DECIMALS = 6  # scores are shown at this precision
 FACET_FIELDS = ("space", "kind", "lang", "author")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
 _ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
@@ -153,8 +154,32 @@ def listed_copy(src: dict, files_base_url: str = "") -> dict:
 
 
 def hits(groups: list[Group], terms: set[str], files_base_url: str = "") -> list[Hit]:
-    """A hit per group, best first; ``files_base_url`` is the ``file:`` share links may point under."""
-    return sorted((group_hit(g, terms, files_base_url) for g in groups), key=lambda h: -h.score)
+    """A hit per group, in their order (best first, or the order asked: ``newest_first``); ``files_base_url`` is the
+    ``file:`` share links may point under."""
+    return [group_hit(g, terms, files_base_url) for g in groups]
+
+
+def updated_at(group: Group) -> float | None:
+    """When the group's page was last updated, as a POSIX time (a date without a zone read as UTC); None when its
+    source gives no date, or one that is not ISO-8601."""
+    try:
+        when = datetime.fromisoformat(group.items[0]["_source"].get("updated") or "")
+    except ValueError:
+        return None
+    return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def newest_first(ranked: list[Group], matching: list[bool]) -> list[Group]:
+    """``ranked`` for "newest first": the pages that match the question (``matching``, one flag a page: its verdict
+    is not ``none``) by their last update, newest first, those without a date after them; then the pages that match
+    nothing, in their ranked order. A wiki's keyword search sorts by date only the pages that hold the question's
+    words; a hybrid search ranks pages that hold none of them too, and sorting them all would put whatever page
+    changed last on top, however little it has to do with the question: the verdict says which pages match."""
+    dated = [(found, updated_at(found)) for found, matches in zip(ranked, matching) if matches]
+    rest = [found for found, matches in zip(ranked, matching) if not matches]
+    # sorted() is stable: pages of one date, and the undated ones, stay in their ranked order
+    newest = sorted(dated, key=lambda pair: (pair[1] is not None, pair[1] or 0.0), reverse=True)
+    return [found for found, _ in newest] + rest
 
 
 def page_of(ranked: list, k: int, page: int) -> list:

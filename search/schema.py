@@ -10,6 +10,8 @@ from typing import Literal
 from ingest.evidence import KIND_LABELS
 
 Verdict = Literal["strong", "weak", "none"]  # ``search.verdict``: answers, may answer, nothing matches well
+# The order of the results: best match first, or the pages that match newest first (``search.present.newest_first``)
+SortOrder = Literal["relevance", "updated"]
 
 
 @dataclass
@@ -37,6 +39,7 @@ class SearchRequest:
     group: str | None = None
     use_history: bool | None = None
     collapse_duplicates: bool | None = None
+    sort: SortOrder = "relevance"
     # Keep what each ranked list and prior added to each page's score (``SearchResponse.contributions``), for
     # ``evident eval --misses``; the API never sets it.
     explain: bool = False

@@ -15,7 +15,8 @@ one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (
 question's multilingual vector, when the stage after it can change the first page) -> ``match_closest`` (the
 best pages' closest sentences to a question read on its own: ``sentences``; then their closest leaf evidence in a
 multilingual model, any language: ``multilingual``; both in one ``_msearch``: ``closest``) ->
-``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``judge`` (each shown result's
+``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``order`` (by relevance, or
+the matching pages newest first: ``present``) -> ``judge`` (each shown result's
 and the answer's verdict, strong, weak or none, and calibrated confidence: ``verdict``) -> ``answer`` (the answer
 card, the one unit of a strong first page's evidence that answers: ``answer``) -> ``to_hits`` (the page of
 results asked for, snippets, facets: ``present``). The caller's ACL filter is inside every retriever, so a
@@ -60,7 +61,7 @@ from search.closest import match_closest, rivals
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
-from search.verdict import NO_RESULT, Judgement, follows_conversation, judge_all, question_terms
+from search.verdict import NO_RESULT, NONE, Judgement, follows_conversation, judge_all, question_terms
 from search.vocabulary import CorpusWords
 from text.detect import detect_language, known_word
 from text.lemmas import Lemmatizer
@@ -202,7 +203,7 @@ class Searcher:
                                                 groups)
         groups = self.collapse_duplicates(request, plan, groups)
         ranked = sorted(groups, key=lambda found: -found.score)
-        shown = present.page_of(ranked, request.k, request.page)
+        shown = present.page_of(self.order(request, query, retrieved, ranked), request.k, request.page)
         first, judgements = self.judge(query, retrieved, ranked[:1], shown, request.groups)
         hits = self.to_hits(query, shown)
         for hit, judgement in zip(hits, judgements):
@@ -444,6 +445,15 @@ class Searcher:
         """Whether near-duplicate pages are folded into one result: the request's switch, else the setting's."""
         wanted = request.collapse_duplicates
         return self.settings.search.collapse_duplicates if wanted is None else wanted
+
+    def order(self, request: SearchRequest, query: Query, retrieved: Retrieved, ranked: list[Group]) -> list[Group]:
+        """The results in the order asked: ``ranked``, or newest first among the pages whose verdict is not ``none``
+        (every ranked page judged), the others after them (``present.newest_first``). The answer, its verdict and
+        its card stay the best match's."""
+        if request.sort != "updated":
+            return ranked
+        _, judgements = self.judge(query, retrieved, [], ranked, request.groups)
+        return present.newest_first(ranked, [judgement.verdict != NONE for judgement in judgements])
 
     def judge(self, query: Query, retrieved: Retrieved, first: list[Group], shown: list[Group],
               principals: list[str]) -> tuple[Judgement, list[Judgement]]:

@@ -4,6 +4,7 @@ const PAGE_SIZE = 10;  // results per page unless the address says (?k=20); "Mor
 const TURNS_SENT = 4;  // earlier questions sent with a search: older ones fade out anyway
 const FILTERS = {space: "Space", kind: "Type", lang: "Language", author: "Author"};  // facets the API counts
 const DATES = {date_from: "Updated from", date_to: "Updated until"};
+const SORTS = {relevance: "Best match", updated: "Newest first"};  // the API's orders; the first is its default
 const conversation = [];
 // One id per browser tab, so the search log can tell a session's searches apart (no cookie, no user).
 const session = sessionStorage.getItem("evident-session")
@@ -26,12 +27,14 @@ function fromAddress(search) {
   const p = new URLSearchParams(search);
   return {q: (p.get("q") || "").trim(), typed: p.get("typed") || "", k: Number(p.get("k")) || PAGE_SIZE,
           filters: Object.fromEntries(Object.keys(FILTERS).map(name => [name, p.getAll(name)])),
-          dates: Object.fromEntries(Object.keys(DATES).map(name => [name, p.get(name) || ""]))};
+          dates: Object.fromEntries(Object.keys(DATES).map(name => [name, p.get(name) || ""])),
+          sort: p.get("sort") in SORTS ? p.get("sort") : "relevance"};
 }
 function address(s) {
   const p = new URLSearchParams({q: s.q});
   for (const [name, values] of Object.entries(s.filters)) values.forEach(v => p.append(name, v));
   for (const [name, value] of Object.entries(s.dates)) if (value) p.set(name, value);
+  if (s.sort !== "relevance") p.set("sort", s.sort);
   if (s.typed) p.set("typed", s.typed);
   if (s.k !== PAGE_SIZE) p.set("k", s.k);
   return "?" + p;
@@ -114,7 +117,11 @@ function renderFilters(data) {
   });
   const dates = Object.entries(DATES).map(([name, title]) =>
     `<label>${title} <input type="date" name="${name}" value="${esc(state.dates[name])}"></label>`).join("");
-  byId("filters").innerHTML = `<form id="filter-form" aria-label="Filters">${sets.join("")}<fieldset><legend>Date</legend>
+  // "Newest first" orders the pages that match by their last update; those that match nothing stay below them.
+  const sort = `<fieldset><legend>Sort</legend><label class="visually-hidden" for="sort">Sort results</label>
+    <select id="sort" name="sort">${Object.entries(SORTS).map(([value, title]) =>
+      `<option value="${value}"${state.sort === value ? " selected" : ""}>${title}</option>`).join("")}</select></fieldset>`;
+  byId("filters").innerHTML = `<form id="filter-form" aria-label="Filters">${sort}${sets.join("")}<fieldset><legend>Date</legend>
     ${dates}</fieldset>${filtered() ? '<button type="button" id="clear-filters">Clear filters</button>' : ""}</form>`;
 }
 function hitHtml(h, rank) {
@@ -153,7 +160,7 @@ function showHits(hits, firstRank, apart) {  // appended to the list, each under
 // Asks for a page of results: a new question (it joins the conversation), or the same one filtered or paged on.
 async function run({page = 1, question = false} = {}) {
   if (question) sentHistory = conversation.slice(-TURNS_SENT).map(({q, results, opened}) => ({q, results, opened}));
-  const body = {q: state.q, k: state.k, page, history: sentHistory, session, ...state.filters};
+  const body = {q: state.q, k: state.k, page, sort: state.sort, history: sentHistory, session, ...state.filters};
   for (const [name, value] of Object.entries(state.dates)) if (value) body[name] = value;
   const resp = await fetch("/api/search", {method: "POST", headers: {"Content-Type": "application/json"},
                                             body: JSON.stringify(body)});
@@ -220,7 +227,9 @@ byId("following").addEventListener("click", e => {
 byId("filters").addEventListener("change", e => {
   const input = e.target;
   const next = {...state, typed: "", filters: {...state.filters}, dates: {...state.dates}};
-  if (input.type === "checkbox") {
+  if (input.name === "sort") {
+    next.sort = input.value;
+  } else if (input.type === "checkbox") {
     next.filters[input.name] = input.checked ? [...next.filters[input.name], input.value]
       : next.filters[input.name].filter(v => v !== input.value);
   } else {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
+from datetime import datetime
 
 import pytest
 
@@ -65,10 +66,29 @@ def test_post_with_conversation_resolves_a_follow_up(client, sample_corpus):
     assert data["hits"][0]["url"] == runbook
 
 
+def test_newest_first_orders_the_pages_that_match_by_their_last_update(client, sample_corpus):
+    """The same pages as by relevance, those that match the question first, newest first; those that match nothing
+    after them in their ranked order; the answer stays the best match's."""
+    asked = {"q": "TideSense buoy firmware", "k": 50}
+    best = client.get("/api/search", query_string=asked).get_json()
+    newest = client.get("/api/search", query_string={**asked, "sort": "updated"}).get_json()
+    matching = [h for h in newest["hits"] if h["verdict"] != "none"]
+    assert newest["hits"][:len(matching)] == matching and len(matching) >= 3, newest["hits"]
+    dates = [datetime.fromisoformat(h["updated"]) for h in matching if h["updated"]]
+    assert dates == sorted(dates, reverse=True) and len(set(dates)) >= 3
+    assert sorted(h["url"] for h in newest["hits"]) == sorted(h["url"] for h in best["hits"])
+    by_relevance = [h["url"] for h in best["hits"] if h["verdict"] != "none"]
+    assert [h["url"] for h in matching] != by_relevance  # the order changed: the best match is not the newest
+    assert [h["url"] for h in newest["hits"][len(matching):]] == [h["url"] for h in best["hits"]
+                                                                   if h["verdict"] == "none"]
+    assert newest["answer"] == best["answer"] and newest["verdict"] == best["verdict"]
+
+
 @pytest.mark.parametrize("query, needle", [
     ({}, "q"), ({"q": "x", "k": "ten"}, "k"), ({"q": "x", "k": "0"}, "k"), ({"q": "x", "mode": "magic"}, "mode"),
     ({"q": "x", "date_from": "abc"}, "date_from"), ({"q": "x", "date_from": "\x00"}, "date_from"),
-    ({"q": "   "}, "q"), ({"q": "x" * 4001}, "q"), ({"q": "x", "page": "1001"}, "page")])
+    ({"q": "   "}, "q"), ({"q": "x" * 4001}, "q"), ({"q": "x", "page": "1001"}, "page"),
+    ({"q": "x", "sort": "oldest"}, "sort")])
 def test_bad_requests_name_the_parameter(client, query, needle):
     response = client.get("/api/search", query_string=query)
     assert response.status_code == 400

@@ -1,9 +1,10 @@
 """The search page (``api/static/search.js``) in a real headless Chromium, one page load per state: empty, results
 with their type labels, dates and authors, the answer card (a sentence, a table row), filters taken from the address,
-"More results", "Did you mean" and its undo, the follow-up chip and its removal. Each state leaves a screenshot in
-build/screenshots/."""
+"More results", "Did you mean" and its undo, the follow-up chip and its removal, newest first. Each state leaves a
+screenshot in build/screenshots/."""
 from __future__ import annotations
 
+import json
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from tests.api.conftest import ADMIN
@@ -183,3 +184,23 @@ def test_results_that_match_nothing_are_set_apart_below_those_that_match(page, s
     assert page.evaluate("document.querySelector('.less-related h2').textContent") == "Less related pages"
     assert below == apart and above[0] == fact["Expected URL"] == shown["hits"][0]["href"]
     assert not set(above) & set(below)
+
+
+def test_newest_first_is_taken_from_the_address_and_switching_back_orders_by_best_match(page, served, client,
+                                                                                       sample_corpus):
+    asked_for = {"q": "TideSense buoy firmware"}
+    newest, best = ([h["url"] for h in client.get("/api/search", query_string={**asked_for, **sort},
+                                                  headers=ADMIN).get_json()["hits"]]
+                    for sort in ({"sort": "updated"}, {}))
+    assert newest != best  # the sample's best match is not its newest page
+    shown = opened(page, f"{served}/?{urlencode({**asked_for, 'sort': 'updated'})}")
+    page.screenshot("search-newest-first.png", whole_page=True)
+    assert page.evaluate("document.getElementById('sort').value") == "updated"
+    assert [h["href"] for h in shown["hits"]] == newest
+    page.evaluate("(s => { s.value = 'relevance'; s.dispatchEvent(new Event('change', {bubbles: true})); })"
+                  "(document.getElementById('sort'))")
+    page.wait_for("!location.search.includes('sort=')", "the address without the sort order")
+    best_links = json.dumps(json.dumps(best, separators=(",", ":")))  # as JSON.stringify writes it, quoted for JS
+    after = page.wait_for(f"(s => JSON.stringify(s.hits.map(h => h.href)) === {best_links} && s)({SHOWN})",
+                          "the results by best match")
+    assert parse_qs(urlsplit(after["address"]).query) == {"q": [asked_for["q"]]}

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from search.grouping import Group
-from search.present import facet_counts, highlight_terms, hits, page_of, snippet
+from search.present import facet_counts, highlight_terms, hits, newest_first, page_of, snippet
 from search.query import Query, ResolvedQuery
 
 
@@ -76,11 +76,12 @@ def test_table_rows_read_as_headers_and_values_in_a_row_a_table_or_a_section_and
     assert hit.snippet == "Sonderurlaub Eigene Hochzeit: 2 Tage. BIOS: E3.24. Einsätze auf See werden gesondert geregelt."
 
 
-def test_hits_are_ordered_by_score_and_paged():
+def test_hits_keep_the_order_they_are_given_and_are_paged():
+    """The searcher orders the pages (best match first, or newest first); a lower score listed first stays first."""
     ranked = hits([Group([_evidence("1", "passage", "a", 0.1)], 0.1),
                    Group([_evidence("2", "passage", "b", 0.2)], 0.2)], set())
-    assert [h.evidence_id for h in ranked] == ["2", "1"]
-    assert [h.evidence_id for h in page_of(ranked, 1, 2)] == ["1"]
+    assert [h.evidence_id for h in ranked] == ["1", "2"]
+    assert [h.evidence_id for h in page_of(ranked, 1, 2)] == ["2"]
 
 
 def test_facets_count_each_result_once_per_value_its_evidence_holds():
@@ -119,3 +120,18 @@ def test_a_file_link_is_shown_only_under_the_configured_file_share():
     shared = _linked("file:///srv/share/ops/rota.pdf#page=2")
     assert hits([shared], set(), "file:///srv/share/")[0].url == "file:///srv/share/ops/rota.pdf#page=2"
     assert hits([shared], set(), "file:///srv/other/")[0].url == ""
+
+
+def _page(url: str, updated: str, score: float) -> Group:
+    return Group([{"_id": url, "_score_fused": score, "_source": {"url": url, "updated": updated}}], score)
+
+
+def test_newest_first_orders_the_matching_pages_by_date_and_leaves_the_rest_in_their_rank():
+    ranked = [_page("best", "2024-03-01T10:00:00Z", 3.0), _page("undated", "", 2.5),
+              _page("unrelated-new", "2025-12-01T00:00:00Z", 2.0), _page("newer", "2025-01-05T09:00:00+01:00", 1.5),
+              _page("no-zone", "2025-01-05T08:30:00", 1.2), _page("unrelated-old", "2020-01-01", 1.0)]
+    matching = [True, True, False, True, True, False]
+    ordered = [found.items[0]["_source"]["url"] for found in newest_first(ranked, matching)]
+    # 09:00 at UTC+1 is 08:00 UTC, before 08:30 of a date without a zone (read as UTC); undated after the dated
+    assert ordered == ["no-zone", "newer", "best", "undated", "unrelated-new", "unrelated-old"]
+    assert newest_first(ranked, [False] * len(ranked)) == ranked
