@@ -21,6 +21,7 @@ from api.examples import OPERATION_EXAMPLES
 from api.identity import GROUPS_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, USER_HEADER
 from core.settings import ApiConfig, PageGrouping, SearchMode
 from search.schema import SearchResponse, SortOrder
+from search.syntax import read_syntax
 
 MAX_K = 100  # hits per page: more than a search box shows, few enough to answer fast
 MAX_PAGE = 1000  # deeper than anyone pages; a page past the last result is simply empty
@@ -116,7 +117,8 @@ class SearchParams(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     q: str = Field(pattern=HAS_TEXT, max_length=ApiConfig.max_query_chars,
-                   description="the question, as typed (up to [api] max_query_chars characters)")
+                   description='the question, as typed (up to [api] max_query_chars characters); "an exact phrase" '
+                               'in quotes is required, -word and -"a phrase" leave out results that hold them')
     k: int = Field(10, ge=1, le=MAX_K, description="hits per page")
     page: int = Field(1, ge=1, le=MAX_PAGE)
     mode: SearchMode | None = None
@@ -145,6 +147,8 @@ class SearchParams(BaseModel):
         value = clean_text(value).strip()
         if not value:
             raise ValueError("must not be empty")
+        if not read_syntax(value).text:
+            raise ValueError("holds only what to leave out (-word, -\"a phrase\"): nothing to search for")
         return value
 
     @field_validator("date_from", "date_to")

@@ -1,7 +1,8 @@
 """Search: a question in, ranked pages out; the one path both the API and ``evident eval`` call.
 
-Lives here, by role: ``searcher`` (``Searcher``: the request as a short list of named stages) and ``schema``
-(request, turn, hit, response); understanding: ``query`` (language, lemmas, content terms, named codes,
+Lives here, by role: ``searcher`` (``Searcher``: the request as a short list of named stages), ``schema``
+(request, turn, hit, response) and ``plan`` (a request's switches against the settings); understanding: ``syntax``
+(a search box's "phrases" and -words), ``query`` (language, lemmas, content terms, named codes,
 translation readings through ``lexicon``, in the senses the corpus holds: ``vocabulary``), ``spelling``
 (a mistyped word searched beside the close word the corpus holds), ``acronyms`` (an acronym searched beside
 the long form the corpus defines for it) and
@@ -14,7 +15,7 @@ joiners); ``priors`` (follow-up page, template twins, index-term anchors, acrony
 closest sentence, and their closest leaf evidence in a multilingual model, asked together by ``closest``);
 ``duplicates`` (near-duplicate
 pages folded into one result);
-``present`` (snippets, hits, facets, paging).
+``present`` (snippets, hits, facets, the order asked, paging).
 May import: ``core``, ``text``, ``ingest.evidence`` (evidence kinds); never ``workers``, ``api`` or
 ``evident``.
 """

@@ -93,7 +93,7 @@ def acl_filter(principals: list[str]) -> dict:
 
 
 def request_filters(groups: list[str], filters: dict) -> list[dict]:
-    """The ACL filter and the request's facet filters (space, kind, ...) and date range."""
+    """The ACL filter and the request's facet filters (space, kind, ...), date range, phrases and exclusions."""
     clauses = [acl_filter(groups)]
     for name in FILTER_FIELDS:
         values = filters.get(name)
@@ -102,6 +102,12 @@ def request_filters(groups: list[str], filters: dict) -> list[dict]:
     date_range = {op: filters[key] for key, op in (("date_from", "gte"), ("date_to", "lte")) if filters.get(key)}
     if date_range:
         clauses.append({"range": {"updated": date_range}})
+    # The question's "phrases" and -words (``search.syntax``), in the evidence's text with its title, headings and
+    # neighbours: an evidence of a page on the phrase's topic holds it there, or its title does.
+    clauses += [{"match_phrase": {"context": phrase}} for phrase in filters.get("phrases", [])]
+    if filters.get("excluded"):
+        clauses.append({"bool": {"must_not": [{"match_phrase": {"context": excluded}}
+                                              for excluded in filters["excluded"]]}})
     return clauses
 
 

@@ -32,7 +32,8 @@ class SearchRequest:
     # public evidence is always visible.
     groups: list[str] = field(default_factory=list)
     history: list[Turn] = field(default_factory=list)
-    filters: dict = field(default_factory=dict)  # space, kind, lang, labels, author (lists), date_from, date_to
+    # space, kind, lang, labels, author (lists), date_from, date_to; phrases and excluded (``search.syntax``)
+    filters: dict = field(default_factory=dict)
     mode: str | None = None  # overrides of SearchConfig for this request (bm25, dense, hybrid, baseline)
     fusion: str | None = None
     views: tuple[str, ...] | None = None

@@ -1,7 +1,8 @@
 """``Searcher``, the one place both the API and the evaluation command search through.
 
-A request runs as named stages, each a component of this package: ``Plan.of`` (the request's switches against
-``SearchConfig``) -> ``correct_spelling`` (a mistyped word searched beside the close word the corpus holds, a word
+A request runs as named stages, each a component of this package: ``read_syntax`` (a phrase in quotes required, a
+-word excluded: ``syntax``) -> ``Plan.of`` (the request's switches against ``SearchConfig``: ``plan``) ->
+``correct_spelling`` (a mistyped word searched beside the close word the corpus holds, a word
 run together beside the two it writes, a German compound it lacks beside its parts: ``spelling``) ->
 ``expand_acronyms`` (an acronym beside the long form the corpus defines and writes out: ``acronyms``) -> ``understand``
 (language, follow-up resolution from the conversation, lemmas, translations: ``query``, ``conversation``) ->
@@ -48,6 +49,7 @@ from search.duplicates import collapse_near_duplicates
 from search.flatten import flat_body, texts_to_analyze
 from search.grouping import Group, group
 from search.lexicon import Lexicon, load_lexicon
+from search.plan import Plan
 from search.priors import apply_priors
 from search.query import Query, ResolvedQuery, content_terms, translations, understand
 from search.rerank import Reranker, load_reranker, rerank_candidates
@@ -61,6 +63,7 @@ from search.closest import match_closest, rivals
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
+from search.syntax import read_syntax
 from search.verdict import NO_RESULT, NONE, Judgement, follows_conversation, judge_all, question_terms
 from search.vocabulary import CorpusWords
 from text.detect import detect_language, known_word
@@ -69,42 +72,12 @@ from text.lemmas import Lemmatizer
 __all__ = ["Hit", "SearchRequest", "SearchResponse", "Searcher", "Turn"]
 log = logging.getLogger(__name__)
 
-# Grouping folds several evidence into one page: fetch three evidence per hit asked for (all pages up to
-# the one asked), so a deep page of results still has enough pages behind it.
-EVIDENCE_PER_HIT = 3
-# OpenSearch answers at most index.max_result_window (10,000) hits per query and k-NN at most k = 10,000:
-# a page deeper than that asks for what exists up to there, and comes back empty, not as an error.
-MAX_DEPTH = 10_000
 # Question texts whose vectors are kept per model (``cache.KeptVectors``): a busy day's distinct questions, at
 # about 12 KB a vector of 384 floats, a few MB.
 QUESTIONS_KEPT = 1_000
 # Pages whose evidence the answer card's sentence query covers, asked before the closest-match gains: the page
 # first after them is nearly always one of the two first before them, and each page adds five evidence's sentences.
 CARD_PAGES_AHEAD = 2
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The request's switches resolved against ``SearchConfig``."""
-
-    mode: str  # bm25 | dense | hybrid | baseline
-    fusion: str  # minmax | rrf | merge
-    views: tuple[str, ...]  # the dense views searched
-    group: str  # page | none
-    use_history: bool
-    depth: int  # evidence fetched per retriever
-    server_side: bool  # one hybrid query fused by a search pipeline inside OpenSearch
-
-    @classmethod
-    def of(cls, request: SearchRequest, settings: Settings) -> Plan:
-        cfg = settings.search
-        mode, fusion_name = request.mode or cfg.mode, request.fusion or cfg.fusion
-        return cls(mode=mode, fusion=fusion_name, views=tuple(request.views or cfg.views),
-                   group=request.group or cfg.group,
-                   use_history=cfg.history if request.use_history is None else request.use_history,
-                   depth=min(MAX_DEPTH, max(cfg.candidates, request.k * request.page * EVIDENCE_PER_HIT)),
-                   # View merging runs in the application only.
-                   server_side=cfg.server_side and mode == "hybrid" and fusion_name != "merge")
 
 
 @dataclass
@@ -182,6 +155,24 @@ class Searcher:
         detect_language("warm up")
 
     def search(self, request: SearchRequest) -> SearchResponse:
+        """The request's question read for its syntax (``read_syntax``: "phrases" required, -words excluded, the
+        earlier turns' too), then ``run``. When no evidence holds a required phrase, the question is searched again
+        without requiring it, and a warning says so. The answer names the question as typed."""
+        started, syntax = time.perf_counter(), read_syntax(request.query)
+        if not syntax.asks_more or not syntax.text:
+            return self.run(request)
+        history = [replace(turn, query=read_syntax(turn.query).text or turn.query) for turn in request.history]
+        searched = replace(request, query=syntax.text, history=history, filters={**request.filters, **syntax.filters()})
+        response = self.run(searched)
+        if response.total == 0 and syntax.phrases:
+            response = self.run(replace(searched, filters={**request.filters, **syntax.filters(phrases=False)}))
+            phrases = ", ".join(f"“{phrase}”" for phrase in syntax.phrases)
+            response.warnings.append(f"no page holds {phrases} as written; showing results without requiring it")
+        response.query, response.took_ms = request.query, int((time.perf_counter() - started) * 1000)
+        return response
+
+    def run(self, request: SearchRequest) -> SearchResponse:
+        """The named stages, on a question read for its syntax (``search``)."""
         started = time.perf_counter()
         plan = Plan.of(request, self.settings)
         corrections, spelling_warnings = self.correct_spelling(request, plan)

@@ -88,7 +88,7 @@ def test_newest_first_orders_the_pages_that_match_by_their_last_update(client, s
     ({}, "q"), ({"q": "x", "k": "ten"}, "k"), ({"q": "x", "k": "0"}, "k"), ({"q": "x", "mode": "magic"}, "mode"),
     ({"q": "x", "date_from": "abc"}, "date_from"), ({"q": "x", "date_from": "\x00"}, "date_from"),
     ({"q": "   "}, "q"), ({"q": "x" * 4001}, "q"), ({"q": "x", "page": "1001"}, "page"),
-    ({"q": "x", "sort": "oldest"}, "sort")])
+    ({"q": "x", "sort": "oldest"}, "sort"), ({"q": '-firmware -"service mode"'}, "q")])
 def test_bad_requests_name_the_parameter(client, query, needle):
     response = client.get("/api/search", query_string=query)
     assert response.status_code == 400
