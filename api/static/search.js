@@ -178,7 +178,8 @@ async function run({page = 1, question = false} = {}) {
     total = data.total; shownUrls = new Set(data.hits.map(h => h.url)); asked = state.k;
     byId("meta").textContent = `${data.total} page${data.total === 1 ? "" : "s"} · ${data.took_ms} ms`
       + (expanded ? ` · also searched for: ${expanded}` : "")
-      + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "");
+      + (data.resolved_query !== data.query ? ` · searched for: ${data.resolved_query}` : "")
+      + data.warnings.map(w => ` · ${w}`).join("");  // a stage that could not run, a phrase no page holds
     renderSuggestion(data);
     renderAnswer(data);
     renderFilters(data);

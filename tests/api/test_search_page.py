@@ -1,7 +1,7 @@
 """The search page (``api/static/search.js``) in a real headless Chromium, one page load per state: empty, results
 with their type labels, dates and authors, the answer card (a sentence, a table row), filters taken from the address,
-"More results", "Did you mean" and its undo, the follow-up chip and its removal, newest first. Each state leaves a
-screenshot in build/screenshots/."""
+"More results", "Did you mean" and its undo, the follow-up chip and its removal, newest first, a quoted phrase. Each
+state leaves a screenshot in build/screenshots/."""
 from __future__ import annotations
 
 import json
@@ -204,3 +204,11 @@ def test_newest_first_is_taken_from_the_address_and_switching_back_orders_by_bes
     after = page.wait_for(f"(s => JSON.stringify(s.hits.map(h => h.href)) === {best_links} && s)({SHOWN})",
                           "the results by best match")
     assert parse_qs(urlsplit(after["address"]).query) == {"q": [asked_for["q"]]}
+
+
+def test_a_quoted_phrase_no_page_holds_is_searched_without_it_and_the_page_says_so(page, served, sample_corpus):
+    shown = opened(page, f"{served}/?" + urlencode({"q": '"purple buoy parade" service mode'}))
+    assert shown["hits"] and "no page holds “purple buoy parade” as written" in shown["meta"]
+    exact = opened(page, f"{served}/?" + urlencode({"q": 'buoy "service mode"'}))
+    assert exact["hits"] and "no page holds" not in exact["meta"]
+    assert exact["hits"][0]["href"].startswith("https://files.example.org/field-service-manual.pdf")
