@@ -193,7 +193,7 @@ def build_evidence(parsed: ParsedDocument, config: IngestConfig, lemmatizer: Lem
             context=contextualize(doc, heading_path, text, prev_text, next_text, config.context_mode),
             prev_text=prev_text, next_text=next_text, lang=lang, acl=list(doc.acl),
             acl_inherited=[list(level) for level in doc.acl_inherited],
-            space=doc.space, labels=list(doc.labels), source_type=doc.source_type,
+            space=doc.space, space_name=doc.space_name, labels=list(doc.labels), source_type=doc.source_type,
             updated=doc.updated, author=doc.editor or doc.author, created=doc.created, page_simhash=signature,
             page=page, meta=dict(meta),
             defines=list(defines or []),

@@ -22,8 +22,8 @@ KIND_LABELS = {PASSAGE: "Passage", LIST: "List", TABLE: "Table", TABLE_ROW: "Tab
                PAGE_FACTS: "Page details"}
 # Raised when evidence gains a field or a kind: part of each file's fingerprint (``workers.tasks.fingerprint``),
 # so the next ``evident ingest`` after an upgrade redoes every file instead of keeping evidence without it.
-# 2: ``defines``, the acronyms the evidence defines. 3: ``author``, who last changed the page.
-FORMAT_VERSION = 3
+# 2: ``defines``, the acronyms the evidence defines. 3: ``author``, who last changed the page. 4: ``space_name``.
+FORMAT_VERSION = 4
 
 
 @dataclass
@@ -75,6 +75,7 @@ class Evidence:
     acl: list[str] = field(default_factory=list)
     acl_inherited: list[list[str]] = field(default_factory=list)
     space: str = ""
+    space_name: str = ""  # the space's name, as a result and the space filter show it ("Operations" for OPS)
     labels: list[str] = field(default_factory=list)
     source_type: str = ""
     updated: str = ""

@@ -57,6 +57,12 @@ def facet_counts(ranked: list[Group]) -> dict:
             for name, by_value in counts.items()}
 
 
+def space_names(ranked: list[Group]) -> dict[str, str]:
+    """Each space key of the ranked results -> its name, where their evidence gives one: the space filter's words."""
+    return {src["space"]: src["space_name"] for found in ranked for src in (item["_source"] for item in found.items)
+            if src.get("space") and src.get("space_name")}
+
+
 def highlight_terms(query: Query) -> set[str]:
     """What the snippets mark: the content terms, the carried terms, the translations, and the resolved
     question's words that are not stop words."""
@@ -124,7 +130,8 @@ def to_hit(item: dict, score: float, terms: set[str], files_base_url: str = "") 
                heading_path=src.get("heading_path", []),
                kind=src.get("kind", ""), label=kind_label(src), snippet=snippet(display_text(src), terms),
                score=round(score, SCORE_DECIMALS), doc_id=src.get("doc_id", ""),
-               evidence_id=src.get("id", item["_id"]), space=src.get("space", ""), lang=src.get("lang", ""),
+               evidence_id=src.get("id", item["_id"]), space=src.get("space", ""),
+               space_name=src.get("space_name", ""), lang=src.get("lang", ""),
                breadcrumb=src.get("breadcrumb", []), updated=src.get("updated", ""), author=src.get("author", ""))
 
 

@@ -26,7 +26,7 @@ from text.stopwords import without_analyzer_stop_words, without_pronoun_i
 # search at 50k evidence: 13.4 ms against 11.4 with stored fields, 11.1 with no fields at all). The acronyms an
 # evidence defines (priors) come from the keyword's doc values, which every index since that field has.
 SOURCE_FIELDS = ["id", "doc_id", "kind", "url", "title", "text", "heading_path", "breadcrumb", "section_id",
-                 "lang", "space", "labels", "updated", "author", "term", "created", "page_simhash"]
+                 "lang", "space", "space_name", "labels", "updated", "author", "term", "created", "page_simhash"]
 LIST_FIELDS = ("heading_path", "breadcrumb", "labels", "defines")  # of many values: a stored field gives a list
 # An index made before the fields were stored gives them from ``_source`` (the anchor term under ``meta``)
 # until ``evident reindex`` rebuilds it from the current template.

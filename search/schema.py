@@ -57,7 +57,8 @@ class Hit:
     doc_id: str
     evidence_id: str
     label: str = ""  # the kind in words, as a result list shows it ("Table row", "PDF page 3")
-    space: str = ""
+    space: str = ""  # the space's key
+    space_name: str = ""  # its name, when the source gives one ("Operations" for OPS)
     lang: str = ""
     breadcrumb: list[str] = field(default_factory=list)
     updated: str = ""  # the page's last update (ISO-8601), when its source says
@@ -96,6 +97,7 @@ class SearchResponse:
     lang: str
     resolved_query: str
     facets: dict[str, dict[str, int]] = field(default_factory=dict)  # facet -> value -> results holding it
+    space_names: dict[str, str] = field(default_factory=dict)  # a space key of ``facets`` -> its name, where known
     # Each evidence kind in words ("table_row": "Table row"), for the type filter built from ``facets["kind"]``.
     kind_labels: dict[str, str] = field(default_factory=lambda: dict(KIND_LABELS))
     translations: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # language -> word -> translations

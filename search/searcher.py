@@ -206,7 +206,8 @@ class Searcher:
                               took_ms=int((time.perf_counter() - started) * 1000), total=len(ranked),
                               lang=query.lang,
                               resolved_query=" ".join([query.resolved.text, *query.resolved.carried]),
-                              facets=present.facet_counts(ranked), translations=query.translated,
+                              facets=present.facet_counts(ranked), space_names=present.space_names(ranked),
+                              translations=query.translated,
                               spelling=corrections, acronyms=expansions, warnings=warnings,
                               contributions=self.explain(groups) if request.explain else {})
 

@@ -102,8 +102,10 @@ function renderAnswer(data) {
   byId("results").classList.toggle("closest", data.verdict === "none" && data.answer !== undefined);
 }
 const languages = Intl.DisplayNames ? new Intl.DisplayNames([navigator.language, "en"], {type: "language"}) : null;
-function facetValue(name, value, data) {  // a filter's value in words: "Table row" for table_row, "German" for de
+// A filter's value in words: "Table row" for table_row, "German" for de, "Operations" for the space OPS.
+function facetValue(name, value, data) {
   if (name === "kind") return (data.kind_labels || {})[value] || value.replace(/_/g, " ");
+  if (name === "space") return (data.space_names || {})[value] || value;
   if (name === "lang" && languages) { try { return languages.of(value) || value; } catch { return value; } }
   return value;
 }
@@ -126,7 +128,7 @@ function renderFilters(data) {
 }
 function hitHtml(h, rank) {
   const link = safeUrl(h.url);
-  const facts = [h.space, h.updated && `Updated ${day(h.updated)}`, h.author && `by ${h.author}`].filter(Boolean);
+  const facts = [h.space_name || h.space, h.updated && `Updated ${day(h.updated)}`, h.author && `by ${h.author}`].filter(Boolean);
   return `<article class="hit">
     ${link ? `<a class="title" data-rank="${rank}" href="${esc(link)}">${esc(h.title)}</a>` : `<span class="title">${esc(h.title)}</span>`}
     <span class="kind">${esc(h.label || h.kind)}</span>

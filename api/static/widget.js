@@ -152,7 +152,7 @@
     } else {
       item.setAttribute("aria-disabled", "true");
     }
-    const facts = [hit.space, hit.updated && `updated ${hit.updated.slice(0, 10)}`, hit.author && `by ${hit.author}`]
+    const facts = [hit.space_name || hit.space, hit.updated && `updated ${hit.updated.slice(0, 10)}`, hit.author && `by ${hit.author}`]
       .filter(Boolean).join(" · ");
     item.append(title, node("span", "evident-kind", hit.label || hit.kind),
                 node("div", "evident-path", [...hit.breadcrumb, ...hit.heading_path].join(" › ")),

@@ -32,6 +32,7 @@ def test_search_returns_hits_with_what_the_search_box_shows(client, sample_corpu
     assert {"url", "title", "heading_path", "kind", "snippet", "score"} <= set(hit)
     assert "<mark>" in hit["snippet"]
     assert len(data["hits"]) <= 5
+    assert (hit["space"], hit["space_name"]) == ("OPS", "Operations") and data["space_names"]["OPS"] == "Operations"
 
 
 def test_a_signed_identity_opens_restricted_pages(client, sample_corpus):

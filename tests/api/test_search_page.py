@@ -64,7 +64,8 @@ def test_results_show_type_labels_in_words_with_space_date_and_author(page, serv
     page.screenshot("search-results.png", whole_page=True)
     first = shown["hits"][0]
     assert first["href"] == fact["Expected URL"]
-    assert first["facts"].startswith("OPS · Updated ") and first["facts"].endswith(f"by {RUNBOOK_EDITOR}")
+    # the space by its name (its key is OPS)
+    assert first["facts"].startswith("Operations · Updated ") and first["facts"].endswith(f"by {RUNBOOK_EDITOR}")
     assert "2025" in first["facts"]  # the runbook's last version, 27 Feb 2025, as the browser writes dates
     labels = {h["label"] for h in shown["hits"]} | {m for h in shown["hits"] for m in h["more"]}
     assert labels and not any("_" in label for label in labels), labels  # words, never table_row or page_facts
@@ -72,7 +73,8 @@ def test_results_show_type_labels_in_words_with_space_date_and_author(page, serv
                for label in labels), labels
     types = page.evaluate("[...document.querySelectorAll('#filters input[name=kind]')].map(i => i.parentNode.innerText)")
     assert types and all(t.strip()[0].isupper() and "_" not in t for t in types), types  # the type filter in words too
-    assert "English" in page.evaluate("document.getElementById('filters').innerText")  # a language by its name
+    filters = page.evaluate("document.getElementById('filters').innerText")
+    assert "English" in filters and "Operations" in filters  # a language and a space by their names
 
 
 def test_the_answer_card_shows_the_unit_that_answers_above_the_results(page, served, sample_corpus):
@@ -102,7 +104,7 @@ def test_two_rows_that_answer_alike_show_together_in_the_card(page, served, samp
 
 def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_corpus):
     shown = opened(page, f"{served}/?q=TideSense&space=HR&date_from=2025-01-01")
-    assert shown["hits"] and all(h["facts"].startswith("HR · ") for h in shown["hits"]), shown["hits"]
+    assert shown["hits"] and all(h["facts"].startswith("People & HR · ") for h in shown["hits"]), shown["hits"]
     assert "space=HR" in shown["ticked"]
     assert shown["meta"].startswith(f"{len(shown['hits'])} page{'' if len(shown['hits']) == 1 else 's'} · ")
     assert page.evaluate("document.querySelector('#filters input[name=date_from]').value") == "2025-01-01"

@@ -75,6 +75,12 @@ def test_every_evidence_names_who_last_changed_its_page_else_its_author(lemmatiz
     assert {e.author for e in evidence_for(pdf, IngestConfig(), lemmatizer)[1]} == {"ACME Finance"}
 
 
+def test_every_evidence_of_a_wiki_page_names_its_space_by_key_and_name(lemmatizer):
+    wiki = evidence_for(SourceFile("7.json", _page("<p>Suite CS-11 ran on 7 machines.</p>")), IngestConfig(),
+                        lemmatizer)[1]
+    assert {(e.space, e.space_name) for e in wiki} == {("ENG", "Engineering")}
+
+
 def test_each_leaf_evidence_states_its_sentences_after_the_page_title(lemmatizer):
     body = ("<h2>Result</h2><p>The run used compatibility suite CS-11 on 7 machines. The Kestrel IPC-540 failed "
             "UEFI boot. Fixed.</p><ul><li>Orbis EdgeBox E3 passed every boot configuration</li></ul>")
