@@ -9,11 +9,12 @@ from __future__ import annotations
 HIT = {"url": "https://wiki.example.org/display/OPS/VPN", "title": "VPN setup", "heading_path": ["Reset a token"],
        "kind": "passage", "label": "Passage", "snippet": "Reset the <mark>VPN</mark> token from the portal.",
        "score": 0.8123, "doc_id": "confluence:ops-wiki:4521985", "evidence_id": "confluence:ops-wiki:4521985#s1",
-       "space": "OPS", "lang": "en", "breadcrumb": ["Operations"], "updated": "2026-10-02", "author": "Ann Lee",
+       "space": "OPS", "space_name": "Operations", "lang": "en", "breadcrumb": ["Operations"], "updated": "2026-10-02", "author": "Ann Lee",
        "verdict": "strong", "confidence": 0.91}
 SEARCH_ANSWER = {"query": "how do I reset the vpn token", "hits": [HIT], "took_ms": 84, "total": 1, "lang": "en",
                  "resolved_query": "how do I reset the vpn token", "facets": {"space": {"OPS": 1},
                                                                          "kind": {"passage": 1}},
+                 "space_names": {"OPS": "Operations"},
                  "warnings": [], "verdict": "strong", "confidence": 0.91, "answer": None,
                  "search_id": "5f0c2a9e7b1d4c36", "new_topic": False}
 JOB = {"job_id": "3fa2c1d09b7e", "total": 12, "done": 11, "skipped": 0, "failed": 1, "cancelled": 0,
@@ -30,6 +31,8 @@ OPERATION_EXAMPLES: dict[str, dict] = {
     "searchConversation": {"request": {"q": "and on a phone?", "history": [
         {"q": "how do I reset the vpn token", "results": [{"url": HIT["url"], "title": HIT["title"]}],
          "opened": [HIT["url"]]}]}, "200": SEARCH_ANSWER},
+    "suggest": {"request": {"q": "vpn se", "k": 8}, "200": {"suggestions": [
+        {"title": "VPN setup", "url": HIT["url"], "space": "OPS", "space_name": "Operations"}]}},
     "click": {"request": {"search_id": "5f0c2a9e7b1d4c36", "url": HIT["url"], "rank": 1}},
     "health": {"200": {"status": "ok", "opensearch": "green", "opensearch_nodes": 1, "redis": "ok", "workers": 2}},
     "listJobs": {"200": [JOB]},

@@ -32,6 +32,8 @@ MAX_OPENED_RESULTS = 10  # results opened after one turn: a page of results, eac
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 MAX_SUMMARY_DAYS = 366  # a year of search analytics: what a search owner compares against
 HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is neither space nor control
+MAX_TYPED_CHARS = 200  # what a title suggestion reads of the box: longer than a title, far shorter than a question
+MAX_SUGGESTIONS = 20  # titles at once: more than a list under a box shows
 
 class Error(BaseModel):
     """Every 4xx and 5xx answer."""
@@ -194,6 +196,34 @@ class SearchBody(SearchParams):
 
     history: list[HistoryTurn] = Field(default_factory=list, max_length=ApiConfig.max_history_turns,
                                        description="earlier turns, oldest first (up to [api] max_history_turns)")
+
+
+class SuggestParams(BaseModel):
+    """``GET /api/suggest``: what is typed in the box so far."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    q: str = Field(pattern=HAS_TEXT, max_length=MAX_TYPED_CHARS,
+                   description="the box's text so far: every word in the title, the last as a word's start")
+    k: int = Field(8, ge=1, le=MAX_SUGGESTIONS, description="titles at most")
+
+    @field_validator("q")
+    @classmethod
+    def _typed_text(cls, value: str) -> str:
+        return clean_text(value).strip()
+
+
+class Suggestion(BaseModel):
+    title: str
+    url: str = Field(description="the page (a PDF: the file)")
+    space: str = Field(description="its space's key, empty outside a wiki")
+    space_name: str = Field(description="its space's name, where the source gives one")
+
+
+class Suggestions(BaseModel):
+    """Pages whose titles hold what is typed, best first, among those the caller may read."""
+
+    suggestions: list[Suggestion]
 
 
 class Click(BaseModel):

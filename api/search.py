@@ -1,4 +1,5 @@
-"""Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/click``
+"""Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/suggest`` (pages
+by title as the box is typed in), ``/api/click``
 (a result opened, for the search log), ``/api/health``. Warnings, and the query and URL written to the
 search log, are redacted (``core.urls.redact``): a pasted token or a configured password stays out of both.
 
@@ -13,12 +14,14 @@ from spectree import Response
 
 from api.errors import BadRequest
 from api.identity import Caller
-from api.schema import ANYONE, Click, Error, Health, SearchBody, SearchParams, SearchResult, spec
+from api.schema import (ANYONE, Click, Error, Health, SearchBody, SearchParams, SearchResult, SuggestParams,
+                        Suggestions, spec)
 from core.profile import recording, server_timing
 from core.searchlog import anonymised
 from core.urls import redact
 from search.retrievers import FILTER_FIELDS
 from search.schema import SearchRequest, Turn
+from search.suggest import suggestions
 
 search = Blueprint("search", __name__)
 WORKER_PING_SECONDS = 1.0  # how long health waits for workers to answer: a live worker answers in ms
@@ -94,6 +97,19 @@ def answer(params: SearchParams):
     answered = jsonify(response.as_json())
     answered.headers["Server-Timing"] = server_timing(profile)  # the stages' times, for a browser's developer tools
     return answered
+
+
+@search.get("/api/suggest")
+@spec.validate(query=SuggestParams, resp=Response(HTTP_200=Suggestions, **ERRORS), tags=["search"],
+               operation_id="suggest", security=ANYONE)
+def suggest():
+    """Pages by title as the box is typed in (the search page's list under the box); not in the search log."""
+    params: SuggestParams = request.context.query
+    ev = _evident()
+    settings = ev["settings"]
+    found = suggestions(ev["opensearch"], settings.opensearch.index_alias, params.q, current_caller().principals(),
+                        params.k, settings.ingest.files_base_url)
+    return jsonify({"suggestions": found})
 
 
 @search.post("/api/click")

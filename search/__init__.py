@@ -15,7 +15,8 @@ joiners); ``priors`` (follow-up page, template twins, index-term anchors, acrony
 closest sentence, and their closest leaf evidence in a multilingual model, asked together by ``closest``);
 ``duplicates`` (near-duplicate
 pages folded into one result);
-``present`` (snippets, hits, facets, the order asked, paging).
+``present`` (snippets, hits, facets, the order asked, paging); ``suggest`` (pages by title as the box is typed in,
+beside the search path).
 May import: ``core``, ``text``, ``ingest.evidence`` (evidence kinds); never ``workers``, ``api`` or
 ``evident``.
 """

@@ -244,8 +244,58 @@ byId("filters").addEventListener("click", e => {
   if (e.target.id === "clear-filters") go({...state, typed: "", filters: fromAddress("").filters, dates: fromAddress("").dates}, {});
 });
 byId("more").addEventListener("click", () => run({page: asked / state.k + 1}));
+// Pages by title as the box is typed in (``/api/suggest``), in a list under it (the combobox pattern): the arrow keys
+// choose one and Enter opens it; Enter without a choice searches, as a click on a title opens it.
+const TITLES_DELAY_MS = 150;  // a pause in typing: one request per word typed, not per key
+const TITLES_MIN_CHARS = 2;  // a letter alone starts too many titles to help
+const titles = byId("titles");
+let titleTimer = 0, titleRound = 0, titled = [], chosen = -1;
+function showTitles(list) {  // an empty list closes it, and drops an answer still on its way
+  if (!list.length) { clearTimeout(titleTimer); titleRound++; }
+  titled = list; chosen = -1;
+  titles.innerHTML = list.map((t, i) => `<li role="option" id="title-${i}" aria-selected="false">`
+    + `<span>${esc(t.title)}</span><span class="space">${esc(t.space_name || t.space)}</span></li>`).join("");
+  titles.hidden = !list.length;
+  q.setAttribute("aria-expanded", String(!titles.hidden));
+  q.removeAttribute("aria-activedescendant");
+}
+function choose(index) {
+  chosen = index;
+  [...titles.children].forEach((li, i) => li.setAttribute("aria-selected", String(i === index)));
+  if (index < 0) q.removeAttribute("aria-activedescendant"); else q.setAttribute("aria-activedescendant", `title-${index}`);
+}
+q.addEventListener("input", () => {
+  clearTimeout(titleTimer);
+  const typed = q.value.trim();
+  if (typed.length < TITLES_MIN_CHARS) { showTitles([]); return; }
+  titleTimer = setTimeout(async () => {
+    const round = ++titleRound;
+    const resp = await fetch(`/api/suggest?${new URLSearchParams({q: typed})}`);
+    const found = resp.ok ? (await resp.json()).suggestions.filter(t => safeUrl(t.url)) : [];
+    if (round === titleRound && q.value.trim() === typed) showTitles(found);
+  }, TITLES_DELAY_MS);
+});
+q.addEventListener("keydown", e => {
+  if (titles.hidden) return;
+  if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+    e.preventDefault();
+    choose(Math.max(-1, Math.min(titled.length - 1, chosen + (e.key === "ArrowDown" ? 1 : -1))));
+  } else if (e.key === "Escape") {
+    showTitles([]);
+  } else if (e.key === "Enter" && chosen >= 0) {
+    e.preventDefault();
+    location.assign(safeUrl(titled[chosen].url));
+  }
+});
+titles.addEventListener("mousedown", e => e.preventDefault());  // the box keeps the focus while a title is clicked
+titles.addEventListener("click", e => {
+  const li = e.target.closest("li");
+  if (li) location.assign(safeUrl(titled[[...titles.children].indexOf(li)].url));
+});
+q.addEventListener("blur", () => showTitles([]));
 form.addEventListener("submit", e => {
   e.preventDefault();
+  showTitles([]);
   if (!q.value.trim()) return;
   go({...state, q: q.value.trim(), typed: ""}, {question: true});
 });

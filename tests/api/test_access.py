@@ -44,6 +44,19 @@ def test_the_search_page_on_a_phone_fits_and_passes_axe(page, served, sample_cor
     assert violations(page) == []
 
 
+def test_the_titles_under_the_box_on_a_phone_fit_and_pass_axe(page, served, sample_corpus):
+    phone(page)
+    page.open(f"{served}/")
+    page.wait_for("!!document.getElementById('q')", "the search page")
+    page.click("#q")
+    page.type("tidesense")
+    page.wait_for("document.querySelectorAll('#titles li').length >= 2", "the titles under the box")
+    page.press("ArrowDown")
+    page.screenshot("phone-titles.png")
+    assert page.evaluate(OVERFLOW) <= 0
+    assert violations(page) == []
+
+
 def test_the_console_on_a_phone_fits_and_passes_axe(page, served, sample_corpus, settings):
     phone(page)
     page.open(f"{served}/admin")

@@ -85,6 +85,27 @@ def test_newest_first_orders_the_pages_that_match_by_their_last_update(client, s
     assert newest["answer"] == best["answer"] and newest["verdict"] == best["verdict"]
 
 
+def test_titles_are_suggested_as_the_box_is_typed_in_among_the_pages_the_caller_may_read(client, sample_corpus):
+    def titles(typed: str, headers: dict | None = None) -> list[dict]:
+        answer = client.get("/api/suggest", query_string={"q": typed}, headers=headers or {})
+        assert answer.status_code == 200
+        return answer.get_json()["suggestions"]
+
+    runbook = next(f for f in FACTS if f["Kind"] == "rare error code")["Expected URL"]
+    assert titles("runbook tele") == [{"title": "Runbook: Telemetry Gateway Alarms", "url": runbook, "space": "OPS",
+                                       "space_name": "Operations"}]  # every word, the last as a word's start
+    assert "Urlaubsregelung" in [t["title"] for t in titles("urlaub")]
+    manual = titles("tidesense field")
+    assert [t["url"] for t in manual] == ["https://files.example.org/field-service-manual.pdf"]  # the file, once
+    restricted = next(f for f in FACTS if f["Visible to"] != "everyone")
+    assert titles("salary ba") == []
+    assert [t["url"] for t in titles("salary ba", signed("ana", restricted["Visible to"]))] == [
+        restricted["Expected URL"]]
+    assert client.get("/api/suggest").status_code == 400
+    refused = client.get("/api/suggest", query_string={"q": "run", "k": 0})
+    assert refused.status_code == 400 and "k" in refused.get_json()["error"]
+
+
 @pytest.mark.parametrize("query, needle", [
     ({}, "q"), ({"q": "x", "k": "ten"}, "k"), ({"q": "x", "k": "0"}, "k"), ({"q": "x", "mode": "magic"}, "mode"),
     ({"q": "x", "date_from": "abc"}, "date_from"), ({"q": "x", "date_from": "\x00"}, "date_from"),

@@ -214,3 +214,25 @@ def test_a_quoted_phrase_no_page_holds_is_searched_without_it_and_the_page_says_
     exact = opened(page, f"{served}/?" + urlencode({"q": 'buoy "service mode"'}))
     assert exact["hits"] and "no page holds" not in exact["meta"]
     assert exact["hits"][0]["href"].startswith("https://files.example.org/field-service-manual.pdf")
+
+
+def test_titles_offered_as_the_box_is_typed_in_open_with_the_arrow_keys_and_enter(page, served, sample_corpus):
+    runbook = runbook_fact()["Expected URL"]
+    opened(page, f"{served}/", "!!document.getElementById('q')")
+    page.click("#q")
+    page.type("Runbook: tele")
+    offered = page.wait_for("(ts => !ts.hidden && ts.children.length && [...ts.children].map(li => li.innerText))"
+                            "(document.getElementById('titles'))", "the titles under the box")
+    assert offered[0].startswith("Runbook: Telemetry Gateway Alarms") and offered[0].endswith("Operations")
+    assert page.evaluate("document.getElementById('q').getAttribute('aria-expanded')") == "true"
+    page.press("ArrowDown")
+    assert page.evaluate("document.getElementById('q').getAttribute('aria-activedescendant')") == "title-0"
+    assert page.evaluate("document.getElementById('title-0').getAttribute('aria-selected')") == "true"
+    page.screenshot("search-titles.png")
+    page.hold_navigations()
+    page.press("Enter")  # the title chosen is opened, not searched
+    page.wait_for(lambda: runbook in page.navigations(), "the runbook opened")
+    page.release_navigations()
+    assert page.evaluate("location.search") == ""  # nothing was searched
+    page.press("Escape")
+    assert page.evaluate("document.getElementById('titles').hidden")
