@@ -1,6 +1,6 @@
 """Application factory: one Searcher, one job store, one authenticator; blueprints for search and admin;
 the OpenAPI document at ``/api/openapi.json``; JSON errors everywhere; security headers, and CORS for the
-embeddable widget (``static/widget.js``) on the search and click routes for ``[api] cors_origins`` only."""
+embeddable widget (``static/widget.js``) on the search, suggest and click routes for ``[api] cors_origins`` only."""
 from __future__ import annotations
 
 from urllib.parse import urlsplit
@@ -32,7 +32,7 @@ SECURITY_HEADERS = {"Content-Security-Policy": CONTENT_SECURITY_POLICY, "X-Conte
 
 
 # The only routes another origin's page may call: what the widget needs. Never the admin endpoints or pages.
-CROSS_ORIGIN_ROUTES = r"^/api/(search|click)$"
+CROSS_ORIGIN_ROUTES = r"^/api/(search|suggest|click)$"
 PREFLIGHT_CACHE_SECONDS = 600  # a browser re-asks every 10 minutes, so a removed origin is refused soon after
 
 

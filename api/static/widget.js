@@ -9,7 +9,8 @@
 // they showed and which result was opened (kept in sessionStorage, so a follow-up asked on the page a result
 // led to still has them), until its chip ("Following: ... ×") is removed or half an hour passes without a search.
 // The results float over the host page, below the box, instead of pushing the page down; an answer card, when the
-// API gives one, comes first among them.
+// API gives one, comes first among them. As the box is typed in, the list offers pages by title (``/api/suggest``)
+// until Enter searches.
 (() => {
   "use strict";
   const RESULTS_SHOWN = 8;  // pages under the box: what fits at a glance; the search page pages through the rest
@@ -25,6 +26,8 @@
   const RESULTS_REMEMBERED = 3;  // of each turn's results: the prior leans on the first, or on the one opened
   const IDLE_MS = 30 * 60 * 1000;  // a search half an hour after the last one starts a new conversation
   const OPENED_SENT = 10;  // opened results a turn keeps, the last ones: what the API takes (more is refused)
+  const TITLES_DELAY_MS = 150;  // a pause in typing before pages are offered by title: one request a word, not a key
+  const TITLES_MIN_CHARS = 2;  // a letter alone starts too many titles to help
   function conversation() {
     let saved = null;
     try { saved = JSON.parse(sessionStorage.getItem(CONVERSATION_KEY)); } catch { saved = null; }
@@ -108,7 +111,7 @@
   else if (script.closest("body")) script.before(box);
   else document.body.append(box);
 
-  let options = [], active = -1, searchId = "", asked = 0;
+  let options = [], active = -1, searchId = "", asked = 0, titleTimer = 0;
 
   function expand(open) {
     list.hidden = !open || !options.length;
@@ -191,10 +194,37 @@
                 node("span", "evident-kind", "Answer"), node("div", "evident-path", answer.heading_path.join(" › ")));
     return item;
   }
+  // A page offered by its title as the box is typed in (``/api/suggest``): opened like a result, but no search's.
+  function titleOption(page, index) {
+    const item = node("li", "evident-option evident-offered");
+    item.id = `${uid}-title-${index}`;
+    item.setAttribute("role", "option");
+    item.setAttribute("aria-selected", "false");
+    item.dataset.url = page.url;
+    item.append(node("span", "evident-title", page.title),
+                ...(page.space_name || page.space ? [node("span", "evident-facts", page.space_name || page.space)] : []));
+    return item;
+  }
+  async function offerTitles(typed) {
+    const mine = ++asked;  // a search asked meanwhile wins
+    let found = [];
+    try {
+      const resp = await fetch(`${endpoint}/api/suggest?${new URLSearchParams({q: typed})}`,
+                               {mode: "cors", credentials: "include"});
+      found = resp.ok ? (await resp.json()).suggestions.filter(page => openable(page.url)) : [];
+    } catch { return; }  // titles are a help: the search itself says when the service cannot be reached
+    if (mine !== asked || input.value.trim() !== typed || !found.length) return;
+    options = found.map(titleOption);
+    list.replaceChildren(separator("Pages by title"), ...options);
+    status.className = "evident-status";
+    status.textContent = `${found.length} page${found.length === 1 ? "" : "s"} by title · Enter searches`;
+    status.title = "";
+    expand(true);
+  }
   function openOption(index) {
     const item = options[index];
     if (!item || !item.dataset.url) return;
-    recordClick(item);
+    if (item.dataset.rank) recordClick(item);  // a result of a search; a page offered by title is none
     window.location.assign(item.dataset.url);
   }
   async function search(query) {
@@ -267,6 +297,7 @@
 
   form.addEventListener("submit", e => {
     e.preventDefault();
+    clearTimeout(titleTimer);
     if (active >= 0) openOption(active);
     else if (input.value.trim()) search(input.value.trim());
   });
@@ -283,7 +314,12 @@
       else input.value = "";
     }
   });
-  input.addEventListener("input", () => activate(-1));
+  input.addEventListener("input", () => {
+    activate(-1);
+    clearTimeout(titleTimer);
+    const typed = input.value.trim();
+    if (typed.length >= TITLES_MIN_CHARS) titleTimer = setTimeout(() => offerTitles(typed), TITLES_DELAY_MS);
+  });
   list.addEventListener("click", e => {
     const item = e.target.closest(".evident-option");
     if (item) openOption(options.indexOf(item));

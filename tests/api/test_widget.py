@@ -242,6 +242,24 @@ def test_a_result_whose_link_is_not_http_is_listed_but_cannot_be_opened(page, wi
     assert page.evaluate(SHOWN)["active"] == bad["id"]  # it can be read with the keyboard all the same
 
 
+def test_as_the_box_is_typed_in_the_widget_offers_pages_by_title_and_opens_one_by_keyboard(page, widget_api,
+                                                                                         intranet):
+    runbook = next(f for f in facts_table() if f["Kind"] == "rare error code")["Expected URL"]
+    _, allowed, _ = intranet
+    page.open(allowed + "/")
+    page.wait_for("!!document.querySelector('.evident-widget [role=combobox]')", "the search box")
+    page.click(".evident-widget [role=combobox]")
+    page.type("Runbook: tele")
+    shown = page.wait_for(f"(s => s.listed && s.options.length && s)({SHOWN})", "pages offered by title")
+    assert [o["title"] for o in shown["options"]] == ["Runbook: Telemetry Gateway Alarms"]
+    assert shown["options"][0]["href"] == runbook and shown["status"] == "1 page by title · Enter searches"
+    page.screenshot("widget-titles.png")
+    page.press("ArrowDown")
+    page.hold_navigations()
+    page.press("Enter")
+    assert page.wait_for(page.navigations, "the page opened") == [runbook]
+
+
 def test_on_a_page_of_another_origin_the_widget_shows_why_it_cannot_search(page, widget_api, intranet):
     _, _, refused = intranet
     page.open(refused + "/")
@@ -262,6 +280,10 @@ def test_cors_headers_only_for_listed_origins_on_search_and_click(widget_api, in
     answer = client.get("/api/search", query_string={"q": "TideSense"}, headers={"Origin": allowed})
     assert answer.status_code == 200 and answer.headers[ALLOW_ORIGIN] == allowed
     assert ALLOW_ORIGIN not in client.get("/api/search", query_string={"q": "TideSense"},
+                                          headers={"Origin": refused}).headers
+    titles = client.get("/api/suggest", query_string={"q": "tide"}, headers={"Origin": allowed})
+    assert titles.status_code == 200 and titles.headers[ALLOW_ORIGIN] == allowed
+    assert ALLOW_ORIGIN not in client.get("/api/suggest", query_string={"q": "tide"},
                                           headers={"Origin": refused}).headers
     for path in ("/api/admin/summary", "/api/ingest/jobs", "/api/ingest/retry", "/admin", "/api/openapi.json"):
         assert ALLOW_ORIGIN not in client.get(path, headers={"Origin": allowed}).headers, path
