@@ -159,9 +159,9 @@ class Searcher:
         earlier turns' too), then ``run``. When no evidence holds a required phrase, the question is searched again
         without requiring it, and a warning says so. The answer names the question as typed."""
         started, syntax = time.perf_counter(), read_syntax(request.query)
-        if not syntax.asks_more or not syntax.text:
-            return self.run(request)
         history = [replace(turn, query=read_syntax(turn.query).text or turn.query) for turn in request.history]
+        if not syntax.asks_more or not syntax.text:  # an earlier turn's -word is not carried as a word it asked
+            return self.run(replace(request, history=history))
         searched = replace(request, query=syntax.text, history=history, filters={**request.filters, **syntax.filters()})
         response = self.run(searched)
         if response.total == 0 and syntax.phrases:

@@ -3,7 +3,7 @@ keeps the results whose evidence holds it, a -word leaves out those that hold it
 results without it and says so."""
 from __future__ import annotations
 
-from search.searcher import SearchRequest
+from search.searcher import SearchRequest, Turn
 
 
 def holding(stores, settings, phrase: str) -> set[str]:
@@ -36,3 +36,8 @@ def test_a_phrase_no_page_holds_gives_the_results_without_it_and_says_so(searche
     answered = searcher.search(SearchRequest('"purple buoy parade" service mode'))
     assert answered.hits and answered.total
     assert any("no page holds “purple buoy parade” as written" in w for w in answered.warnings)
+
+
+def test_an_earlier_turns_minus_word_is_not_carried_into_a_follow_up(searcher, sample_corpus):
+    follow_up = searcher.search(SearchRequest("and the battery?", history=[Turn("TideSense buoy -firmware")]))
+    assert "firmware" not in follow_up.resolved_query and "tidesense" in follow_up.resolved_query.lower()
