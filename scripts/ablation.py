@@ -95,8 +95,9 @@ HEURISTICS = (
 )
 # Tuned numbers, each at the value it would have untuned: a field or a share unboosted (1), no fade-out (0), the
 # plain power (1), every word or head kept (1 letter), every word checked for spelling, the suggester's likeness.
-# A constant is read when a search runs, so it is set on its module while its configuration is evaluated. The
-# numbers a word list's loading reads, and a limit's depth, have no untuned value and no row.
+# A constant is read when a search runs, so it is set on its module while its configuration is evaluated; one the word
+# list's loading reads (``LOADED``) is set while the list is loaded again for its configuration. A limit's depth has
+# no untuned value and no row.
 NUMBERS = (
     Heuristic("retrievers.TITLE_BOOST", 1, "a title's BM25 boost"),
     Heuristic("retrievers.FIELD_BOOST", 1, "the evidence's own fields' BM25 boost (words, headings, keywords, lemmas)"),
@@ -116,7 +117,10 @@ NUMBERS = (
     Heuristic("lexicon.TRANSLATIONS_PER_TERM", 4, "the translations of a word searched (every one the list keeps)"),
     Heuristic("retrievers.TRANSLATION_DOUBT_FREE", SearchConfig().translation_boost,
               "a foreign question's word kept as written, weighed as a translation"),
+    Heuristic("lexicon._MAX_WORDS", 99, "the words of a dictionary phrase kept as a translation (every phrase)"),
+    Heuristic("lexicon._KEPT_TRANSLATIONS", 99, "the senses the word list keeps a word (every one)"),
 )
+LOADED = {"lexicon._MAX_WORDS", "lexicon._KEPT_TRANSLATIONS"}  # read as the word list loads, not as a search runs
 SECTIONS = ("search", "rerank")  # the sections of ``Settings`` whose fields a row may switch
 
 
@@ -172,15 +176,20 @@ def result_path(config: str, evaluation: Evaluation, folder: Path | None = None)
     return (folder or RESULTS) / config / f"{evaluation.name}.json"
 
 
-def searcher_for(first, settings: Settings):
+def searcher_for(first, settings: Settings, heuristic: Heuristic | None = None):
     """A Searcher on ``settings`` with the models of ``first``, given as ``Searcher.from_settings`` would: no word
-    list when ``search.lexicon`` is empty. The multilingual model stays whatever its stage's weight, so the
-    cross-lingual list it also feeds is not switched off with the stage."""
+    list when ``search.lexicon`` is empty, one loaded anew under ``heuristic`` when the loading reads it
+    (``LOADED``). The multilingual model stays whatever its stage's weight, so the cross-lingual list it also feeds
+    is not switched off with the stage."""
+    from search.lexicon import Lexicon
     from search.searcher import Searcher
 
-    return Searcher(settings, first.client, first.embedder, first.lemmatizer,
-                    first.lexicon if settings.search.lexicon else None, first.reranker, first.rewriter,
-                    first.multilingual_embedder)
+    lexicon = first.lexicon if settings.search.lexicon else None
+    if heuristic is not None and heuristic.path in LOADED and lexicon is not None:
+        with patched(heuristic):
+            lexicon = Lexicon.from_ding(settings.search.lexicon)
+    return Searcher(settings, first.client, first.embedder, first.lemmatizer, lexicon, first.reranker,
+                    first.rewriter, first.multilingual_embedder)
 
 
 def check_alias(client, alias: str) -> None:
@@ -275,7 +284,7 @@ def run_all(settings: Settings, heuristics: list[Heuristic], evaluations: list[E
         if (config, evaluation.alias) not in searchers:
             on_alias = dataclasses.replace(settings, opensearch=dataclasses.replace(settings.opensearch,
                                                                                    index_alias=evaluation.alias))
-            searchers = {(config, evaluation.alias): searcher_for(first, configured(on_alias, heuristic))}
+            searchers = {(config, evaluation.alias): searcher_for(first, configured(on_alias, heuristic), heuristic)}
         label = f"[{step}/{len(todo)}] {config} {evaluation.name}"
         with patched(heuristic):
             result = evaluate(searchers[config, evaluation.alias], evaluation, questions[evaluation.name], config,
