@@ -35,6 +35,15 @@ HAS_TEXT = r"[^\s\x00-\x1f\x7f-\x9f]"  # a question needs one character that is 
 MAX_TYPED_CHARS = 200  # what a title suggestion reads of the box: longer than a title, far shorter than a question
 MAX_SUGGESTIONS = 20  # titles at once: more than a list under a box shows
 
+
+def true_or_false(value: object) -> object:
+    """A switch's value before pydantic reads it: true or false, as JSON writes them or a query string spells them; a
+    number is refused (pydantic would read 0.0 as false)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
 class Error(BaseModel):
     """Every 4xx and 5xx answer."""
 
@@ -152,6 +161,8 @@ class SearchParams(BaseModel):
         if not read_syntax(value).text:
             raise ValueError("holds only what to leave out (-word, -\"a phrase\"): nothing to search for")
         return value
+
+    _collapse_switch = field_validator("collapse", mode="before")(true_or_false)
 
     @field_validator("date_from", "date_to")
     @classmethod

@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Literal
 
 from flask import Blueprint, current_app, jsonify, request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from spectree import Response
 
 from api.admin import REFUSED, admins_only
 from api.admin_schema import Removed, Source, Sources, SyncQueued
-from api.schema import ADMINS, Error, spec
+from api.schema import ADMINS, Error, spec, true_or_false
 from core.jobs import JobStore
 from core.sources import SourceStore
 from workers.sync import registry
@@ -43,6 +43,8 @@ class NewSource(BaseModel):
 
 class SyncParams(BaseModel):
     full: bool = Field(False, description="list and fetch everything again, not only what changed")
+
+    _full_switch = field_validator("full", mode="before")(true_or_false)
 
 
 def _store() -> SourceStore:

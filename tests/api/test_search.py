@@ -110,7 +110,7 @@ def test_titles_are_suggested_as_the_box_is_typed_in_among_the_pages_the_caller_
     ({}, "q"), ({"q": "x", "k": "ten"}, "k"), ({"q": "x", "k": "0"}, "k"), ({"q": "x", "mode": "magic"}, "mode"),
     ({"q": "x", "date_from": "abc"}, "date_from"), ({"q": "x", "date_from": "\x00"}, "date_from"),
     ({"q": "   "}, "q"), ({"q": "x" * 4001}, "q"), ({"q": "x", "page": "1001"}, "page"),
-    ({"q": "x", "sort": "oldest"}, "sort"), ({"q": '-firmware -"service mode"'}, "q")])
+    ({"q": "x", "sort": "oldest"}, "sort"), ({"q": "x", "collapse": "maybe"}, "collapse"), ({"q": '-firmware -"service mode"'}, "q")])
 def test_bad_requests_name_the_parameter(client, query, needle):
     response = client.get("/api/search", query_string=query)
     assert response.status_code == 400
@@ -119,6 +119,7 @@ def test_bad_requests_name_the_parameter(client, query, needle):
 
 @pytest.mark.parametrize("body, needle", [
     ('"a JSON string"', "body"), ("[1, 2]", "body"), ('{"q": "x", "history": null}', "history"),
+    ('{"q": "x", "collapse": 0.0}', "collapse"),
     ('{"q": "x", "history": [{"q": "a", "results": 1.5}]}', "history[0].results"),
     ('{"q": "x", "history": [{"q": "a", "results": [{"title": 3}]}]}', "history[0].results[0].title"),
     ('{"q": "\\ud800"}', "q"), ('{"q": "x", "history": [' + ", ".join(['{"q": "a"}'] * 51) + "]}", "history"),

@@ -15,7 +15,8 @@ def test_the_answer_sent_leaves_out_the_explanation_and_keeps_every_hit_field():
     assert "contributions" not in answer
     assert answer["hits"] == [{"url": "https://wiki.example.com/p", "title": "P", "heading_path": ["A"],
                                "kind": "passage", "snippet": "s", "score": 1.0, "doc_id": "d", "evidence_id": "e",
-                               "label": "", "space": "", "lang": "", "breadcrumb": [], "updated": "", "author": "",
+                               "label": "", "space": "", "space_name": "", "lang": "", "breadcrumb": [], "updated": "",
+                               "author": "",
                                "more": [{"kind": "list", "snippet": "m"}], "duplicates": [], "verdict": "none",
                                "confidence": 0.0}]
     assert answer["query"] == "q" and answer["total"] == 1 and answer["search_id"] == ""
