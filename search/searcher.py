@@ -166,8 +166,7 @@ class Searcher:
         response = self.run(searched)
         if response.total == 0 and syntax.phrases:
             response = self.run(replace(searched, filters={**request.filters, **syntax.filters(phrases=False)}))
-            phrases = ", ".join(f"“{phrase}”" for phrase in syntax.phrases)
-            response.warnings.append(f"no page holds {phrases} as written; showing results without requiring it")
+            response.warnings.append(syntax.unheld())
         response.query, response.took_ms = request.query, int((time.perf_counter() - started) * 1000)
         return response
 

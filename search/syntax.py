@@ -24,6 +24,7 @@ from dataclasses import dataclass
 _QUOTED = re.compile(r'(?<![\w-])(-?)(?:"([^"]*)"|“([^“”]*)”|„([^„“”]*)[“”])')
 _EXCLUDED_WORD = re.compile(r"(?<!\S)-([^\W\d_][\w'’.-]*)")  # -draft, -Entwurf; not -20 or a dash between words
 _SPACE = re.compile(r"\s+")
+PHRASES_NAMED = 3  # phrases a warning names; more are counted: a warning is a line of the page, not the question
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,13 @@ class Syntax:
     def asks_more(self) -> bool:
         """Whether the question asks a phrase or an exclusion: else it is searched as typed."""
         return bool(self.phrases or self.excluded)
+
+    def unheld(self) -> str:
+        """The warning when no page holds the phrases as written, naming the first ``PHRASES_NAMED``."""
+        named = ", ".join(f"“{phrase}”" for phrase in self.phrases[:PHRASES_NAMED])
+        more = len(self.phrases) - PHRASES_NAMED
+        return (f"no page holds {named}{f' and {more} more phrases' if more > 0 else ''} as written; showing results "
+                "without requiring it")
 
     def filters(self, phrases: bool = True) -> dict[str, list[str]]:
         """The request filters that ask it (``search.retrievers.request_filters``); without the phrases on request."""

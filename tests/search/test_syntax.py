@@ -30,6 +30,12 @@ def test_a_question_without_that_syntax_is_searched_as_typed(typed):
     assert not read.asks_more and read.text == " ".join(typed.split())
 
 
+def test_the_warning_names_a_few_phrases_and_counts_the_rest():
+    assert read_syntax('"a b" x').unheld() == "no page holds “a b” as written; showing results without requiring it"
+    many = read_syntax(" ".join(f'"p{n} q"' for n in range(7)))
+    assert many.unheld().startswith("no page holds “p0 q”, “p1 q”, “p2 q” and 4 more phrases as written")
+
+
 def test_the_filters_ask_the_phrases_unless_told_not_to():
     read = read_syntax('"rotate the key" -staging')
     assert read.filters() == {"phrases": ["rotate the key"], "excluded": ["staging"]}
