@@ -89,7 +89,8 @@ class EvidentSpecTree(SpecTree):
 
 
 def add_examples(operation: dict, examples: dict) -> None:
-    """An operation's example request (its JSON body, or its query's parameters) and answers, by status."""
+    """An operation's example request (its JSON body, or its query's parameters) and answers, by status; a text
+    answer is HTML unless the examples name its ``media`` type."""
     request = examples.get("request", {})
     if "requestBody" in operation:
         operation["requestBody"]["content"]["application/json"]["example"] = request
@@ -99,7 +100,7 @@ def add_examples(operation: dict, examples: dict) -> None:
     for status, example in examples.items():
         if status in operation.get("responses", {}):
             answer = operation["responses"][status]
-            media = "text/html" if isinstance(example, str) else "application/json"
+            media = examples.get("media", "text/html") if isinstance(example, str) else "application/json"
             answer.setdefault("content", {}).setdefault(media, {})["example"] = example
 
 

@@ -9,6 +9,8 @@ a ``Server-Timing`` header with each stage's time and OpenSearch round trips (``
 """
 from __future__ import annotations
 
+from html import escape
+
 from flask import Blueprint, current_app, g, jsonify, request
 from spectree import Response
 
@@ -25,6 +27,14 @@ from search.suggest import suggestions
 
 search = Blueprint("search", __name__)
 WORKER_PING_SECONDS = 1.0  # how long health waits for workers to answer: a live worker answers in ms
+OPENSEARCH_DESCRIPTION = """<?xml version="1.0" encoding="UTF-8"?>
+<OpenSearchDescription xmlns="http://a9.com/-/spec/opensearch/1.1/">
+  <ShortName>Evident</ShortName>
+  <Description>Search the intranet</Description>
+  <InputEncoding>UTF-8</InputEncoding>
+  <Url type="text/html" method="get" template="{template}"/>
+</OpenSearchDescription>
+"""
 ERRORS = {"HTTP_400": Error, "HTTP_413": Error, "HTTP_415": Error, "HTTP_503": Error}
 
 
@@ -61,6 +71,16 @@ def page():
     """The search page (HTML)."""
     with open(f"{current_app.static_folder}/index.html", "rb") as page_file:  # spectree reads the body back
         return current_app.response_class(page_file.read(), mimetype="text/html")
+
+
+@search.get("/opensearch.xml")
+@spec.validate(resp=Response("HTTP_200"), tags=["page"], operation_id="openSearchDescription", security=ANYONE)
+def opensearch_description():
+    """The search page as a browser's search engine (an OpenSearch 1.1 description, linked from the page): added
+    once, the intranet is searched from the address bar. Its address is the one the browser reached the API at."""
+    template = escape(f"{request.host_url}?q={{searchTerms}}", quote=True)
+    return current_app.response_class(OPENSEARCH_DESCRIPTION.format(template=template),
+                                      mimetype="application/opensearchdescription+xml")
 
 
 @search.get("/api/search")

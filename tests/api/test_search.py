@@ -85,6 +85,16 @@ def test_newest_first_orders_the_pages_that_match_by_their_last_update(client, s
     assert newest["answer"] == best["answer"] and newest["verdict"] == best["verdict"]
 
 
+def test_a_browser_can_add_the_search_page_as_a_search_engine(client):
+    from xml.etree import ElementTree
+
+    answer = client.get("/opensearch.xml", base_url="https://search.intranet.example")
+    assert answer.status_code == 200 and answer.mimetype == "application/opensearchdescription+xml"
+    url = ElementTree.fromstring(answer.data).find("{http://a9.com/-/spec/opensearch/1.1/}Url")
+    assert url.get("template") == "https://search.intranet.example/?q={searchTerms}"
+    assert b'rel="search" type="application/opensearchdescription+xml"' in client.get("/").data
+
+
 def test_titles_are_suggested_as_the_box_is_typed_in_among_the_pages_the_caller_may_read(client, sample_corpus):
     def titles(typed: str, headers: dict | None = None) -> list[dict]:
         answer = client.get("/api/suggest", query_string={"q": typed}, headers=headers or {})
