@@ -19,8 +19,8 @@ from api.bodies import JsonBodyFlaskPlugin
 from api.errors import reshape_validation_error
 from api.examples import OPERATION_EXAMPLES
 from api.identity import GROUPS_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, USER_HEADER
-from core.settings import ApiConfig, PageGrouping, SearchMode
-from search.schema import SearchResponse, SortOrder
+from core.settings import ApiConfig, PageGrouping, SearchMode, SortOrder
+from search.schema import SearchResponse
 from search.syntax import read_syntax
 
 MAX_K = 100  # hits per page: more than a search box shows, few enough to answer fast

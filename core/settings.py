@@ -133,6 +133,8 @@ class LLMConfig:
 SearchMode = Literal["bm25", "dense", "hybrid", "baseline"]
 FusionMethod = Literal["rrf", "minmax", "merge"]
 PageGrouping = Literal["page", "none"]
+# The order of a page of results: best match first, or the pages that match newest first (``search.present``)
+SortOrder = Literal["relevance", "updated"]
 AuthMode = Literal["none", "jwt", "signed-header"]
 
 

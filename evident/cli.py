@@ -13,7 +13,7 @@ from typing import get_args
 from opensearchpy.exceptions import OpenSearchException
 
 from core.embedding import limit_native_threads
-from core.settings import PROJECT_ROOT, FusionMethod, PageGrouping, SearchMode, Settings, load_settings
+from core.settings import PROJECT_ROOT, FusionMethod, PageGrouping, SearchMode, Settings, SortOrder, load_settings
 from evident import bench, dashboards_cli, jobs_cli, sources_cli
 
 SAMPLE_CORPUS = PROJECT_ROOT / "samples"
@@ -270,7 +270,7 @@ def api_search(args, settings: Settings) -> dict:
     import requests
 
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/api/search"
-    params = {"q": args.query, "k": args.k, **{name: getattr(args, name) for name in ("mode", "group")
+    params = {"q": args.query, "k": args.k, **{name: getattr(args, name) for name in ("mode", "group", "sort")
                                                if getattr(args, name)}}
     try:
         answer = requests.get(url, params=params, timeout=API_SEARCH_TIMEOUT)
@@ -296,7 +296,7 @@ def cmd_search(args, settings: Settings) -> int:
         except ValueError as exc:
             return _fail(str(exc))
     else:
-        response = asdict(make_searcher(settings).search(SearchRequest(query=args.query, k=args.k,
+        response = asdict(make_searcher(settings).search(SearchRequest(query=args.query, k=args.k, sort=args.sort,
                                                                        groups=principals(groups), **_overrides(args))))
     if args.json:
         print(json.dumps(response, ensure_ascii=False, indent=2))
@@ -347,8 +347,7 @@ def cmd_demo(args, settings: Settings) -> int:
     except ServiceError as exc:
         return _fail(str(exc))
     code = cmd_ingest(argparse.Namespace(paths=[str(args.corpus)], source="", force=False, prune=True,
-                                         no_wait=False, timeout=INGEST_TIMEOUT),
-                      settings)
+                                         no_wait=False, timeout=INGEST_TIMEOUT), settings)
     url = f"http://{settings.services.api_host}:{settings.services.api_port}/"
     try:
         launcher.wait_http(url + "api/health", timeout=180)
@@ -424,7 +423,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("search", help="search like the API does")
-    p.add_argument("query")
+    p.add_argument("query", help='the question; "an exact phrase" must match, -word leaves out pages that say it')
+    p.add_argument("--sort", choices=get_args(SortOrder), default="relevance", help="newest matching pages first")
     p.add_argument("-k", type=int, default=10)
     p.add_argument("--groups", help="the caller's groups, comma separated")
     p.add_argument("--api", action="store_true",

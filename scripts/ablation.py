@@ -121,6 +121,7 @@ NUMBERS = (
     Heuristic("lexicon._KEPT_TRANSLATIONS", 99, "the senses the word list keeps a word (every one)"),
 )
 LOADED = {"lexicon._MAX_WORDS", "lexicon._KEPT_TRANSLATIONS"}  # read as the word list loads, not as a search runs
+_RELOADED: dict[str, object] = {}  # each of ``LOADED``'s word lists, loaded under its row's value
 SECTIONS = ("search", "rerank")  # the sections of ``Settings`` whose fields a row may switch
 
 
@@ -186,8 +187,10 @@ def searcher_for(first, settings: Settings, heuristic: Heuristic | None = None):
 
     lexicon = first.lexicon if settings.search.lexicon else None
     if heuristic is not None and heuristic.path in LOADED and lexicon is not None:
-        with patched(heuristic):
-            lexicon = Lexicon.from_ding(settings.search.lexicon)
+        if heuristic.path not in _RELOADED:  # once a run: a configuration's searcher is made anew for each alias
+            with patched(heuristic):
+                _RELOADED[heuristic.path] = Lexicon.from_ding(settings.search.lexicon)
+        lexicon = _RELOADED[heuristic.path]
     return Searcher(settings, first.client, first.embedder, first.lemmatizer, lexicon, first.reranker,
                     first.rewriter, first.multilingual_embedder)
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Literal
 
+from core.settings import SortOrder
 from ingest.evidence import KIND_LABELS
 
 Verdict = Literal["strong", "weak", "none"]  # ``search.verdict``: answers, may answer, nothing matches well
-# The order of the results: best match first, or the pages that match newest first (``search.present.newest_first``)
-SortOrder = Literal["relevance", "updated"]
 
 
 @dataclass

@@ -92,6 +92,14 @@ def test_search_prints_json_hits(sample_corpus, settings, evident_here):
     assert data["hits"][0]["url"].endswith("Runbook%3A+Telemetry+Gateway+Alarms") and len(data["hits"]) <= 3
 
 
+def test_search_lists_the_matching_pages_newest_first_when_asked(sample_corpus, settings, evident_here):
+    result = evident_here("search", "TideSense buoy firmware", "--sort", "updated", "--json", env=index_env(settings))
+    assert result.returncode == 0, result.stderr
+    matching = [hit for hit in json.loads(result.stdout)["hits"] if hit["verdict"] != "none"]
+    dates = [hit["updated"][:19] for hit in matching]
+    assert len(set(dates)) >= 3 and dates == sorted(dates, reverse=True)  # the samples' runbook is first by relevance
+
+
 def test_ingest_follows_the_job_and_prunes_files_gone_from_the_folder(worker, settings, tmp_path, evident_here):
     import shutil
 
