@@ -47,6 +47,18 @@ def allowed_origins(setting: str) -> list[str]:
     return origins
 
 
+def public_address(setting: str) -> str:
+    """``[api] public_url`` as the search page's address ending in "/"; anything but an http(s) address with a host
+    and no query is refused at start, naming the setting."""
+    if not setting.strip():
+        return ""
+    parts = urlsplit(setting.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ValueError(f"[api] public_url: {setting!r} is not the search page's address "
+                         "(http(s)://host[:port][/path], no query)")
+    return parts._replace(path=parts.path.rstrip("/") + "/").geturl()
+
+
 def allow_embedding(app: Flask, origins: list[str]) -> None:
     """CORS headers on the widget's routes for the configured origins only (flask-cors answers the preflight);
     credentials are allowed so an intranet proxy in front of the API can still sign in the widget's user."""
@@ -64,11 +76,13 @@ def security_headers(response):
 def create_app(settings: Settings | None = None, searcher: Searcher | None = None) -> Flask:
     settings = settings or load_settings()
     origins = allowed_origins(settings.api.cors_origins)
+    public_url = public_address(settings.api.public_url)
     app = Flask(__name__, static_folder="static", static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.api.max_body_bytes  # larger bodies get 413 before parsing
     client = connect(settings)
     app.extensions["evident"] = {
         "settings": settings,
+        "public_url": public_url,
         "auth": Authenticator(settings.auth),
         "opensearch": client,
         "searcher": searcher or Searcher.from_settings(settings, client),

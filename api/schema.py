@@ -233,9 +233,11 @@ class Suggestion(BaseModel):
 
 
 class Suggestions(BaseModel):
-    """Pages whose titles hold what is typed, best first, among those the caller may read."""
+    """Pages whose titles hold what is typed, best first, among those the caller may read; ``warnings`` says when
+    a presented identity was refused, so only public titles are offered."""
 
     suggestions: list[Suggestion]
+    warnings: list[str] = []
 
 
 class Click(BaseModel):

@@ -49,6 +49,11 @@ def current_caller() -> Caller:
     return g.caller
 
 
+def refusal(caller: Caller) -> list[str]:
+    """The warning of a presented identity that failed verification: its caller is served public pages only."""
+    return [f"identity not accepted ({caller.refused}); showing public results only"] if caller.refused else []
+
+
 def build_request(params: SearchParams, caller: Caller) -> SearchRequest:
     """A validated request in, the searcher's request out; limits from ``[api]`` settings."""
     limits = _evident()["settings"].api
@@ -77,8 +82,10 @@ def page():
 @spec.validate(resp=Response("HTTP_200"), tags=["page"], operation_id="openSearchDescription", security=ANYONE)
 def opensearch_description():
     """The search page as a browser's search engine (an OpenSearch 1.1 description, linked from the page): added
-    once, the intranet is searched from the address bar. Its address is the one the browser reached the API at."""
-    template = escape(f"{request.host_url}?q={{searchTerms}}", quote=True)
+    once, the intranet is searched from the address bar. Its address is ``[api] public_url``, else the one the
+    browser reached the API at."""
+    address = _evident()["public_url"] or request.host_url
+    template = escape(f"{address}?q={{searchTerms}}", quote=True)
     return current_app.response_class(OPENSEARCH_DESCRIPTION.format(template=template),
                                       mimetype="application/opensearchdescription+xml")
 
@@ -104,8 +111,7 @@ def answer(params: SearchParams):
     search_request = build_request(params, caller)
     with recording() as profile:
         response = ev["searcher"].search(search_request)
-    if caller.refused:
-        response.warnings.append(f"identity not accepted ({caller.refused}); showing public results only")
+    response.warnings.extend(refusal(caller))
     # The edge every warning leaves by: an LLM endpoint's or a token's secret never reaches a browser.
     response.warnings = [redact(warning) for warning in response.warnings]
     settings = ev["settings"]
@@ -127,9 +133,10 @@ def suggest():
     params: SuggestParams = request.context.query
     ev = _evident()
     settings = ev["settings"]
-    found = suggestions(ev["opensearch"], settings.opensearch.index_alias, params.q, current_caller().principals(),
+    caller = current_caller()
+    found = suggestions(ev["opensearch"], settings.opensearch.index_alias, params.q, caller.principals(),
                         params.k, settings.ingest.files_base_url)
-    return jsonify({"suggestions": found})
+    return jsonify({"suggestions": found, "warnings": [redact(warning) for warning in refusal(caller)]})
 
 
 @search.post("/api/click")

@@ -240,7 +240,8 @@ class RerankConfig:
 
 @dataclass
 class ApiConfig:
-    """Limits of what one API request may carry; past them the caller gets a 4xx naming the limit."""
+    """Limits of what one API request may carry (past them the caller gets a 4xx naming the limit); who may embed
+    the widget; the address users reach the search page at."""
 
     max_query_chars: int = 4000  # a pasted paragraph or stack trace fits; a pasted document does not
     max_history_turns: int = 50  # far more than a conversation in a search box runs to
@@ -249,6 +250,10 @@ class ApiConfig:
     # origins (scheme://host[:port]) whose pages may call /api/search and /api/click from the browser, i.e. that
     # embed the widget; comma separated; empty: no cross-origin access at all
     cors_origins: str = ""
+    # the search page's address as users reach it (https://intranet.example/search/), for the links the API gives
+    # out of itself (the browser's search engine); empty: the address each request reached, which a proxy that
+    # rewrites the host makes an internal one
+    public_url: str = ""
 
 
 @dataclass

@@ -9,6 +9,7 @@ from datetime import datetime
 
 import pytest
 
+from api.app import create_app, public_address
 from core.index import delete_documents, replace_document
 from tests.api.conftest import signed
 from tests.test_samples import facts_table
@@ -95,6 +96,24 @@ def test_a_browser_can_add_the_search_page_as_a_search_engine(client):
     assert b'rel="search" type="application/opensearchdescription+xml"' in client.get("/").data
 
 
+def test_behind_a_proxy_the_search_engine_is_the_public_address(settings, searcher):
+    from xml.etree import ElementTree
+
+    public = dataclasses.replace(settings, api=dataclasses.replace(settings.api,
+                                                                   public_url="https://intranet.example/search"))
+    answer = create_app(public, searcher=searcher).test_client().get("/opensearch.xml",
+                                                                    base_url="http://10.0.0.7:8800")
+    url = ElementTree.fromstring(answer.data).find("{http://a9.com/-/spec/opensearch/1.1/}Url")
+    assert url.get("template") == "https://intranet.example/search/?q={searchTerms}"
+
+
+@pytest.mark.parametrize("setting", ["intranet.example/search", "ftp://intranet.example/", "https:///search",
+                                     "https://intranet.example/?q=1"])
+def test_a_public_url_that_is_no_address_is_refused_with_its_name(setting):
+    with pytest.raises(ValueError, match=r"\[api\] public_url: .* is not the search page's address"):
+        public_address(setting)
+
+
 def test_titles_are_suggested_as_the_box_is_typed_in_among_the_pages_the_caller_may_read(client, sample_corpus):
     def titles(typed: str, headers: dict | None = None) -> list[dict]:
         answer = client.get("/api/suggest", query_string={"q": typed}, headers=headers or {})
@@ -111,6 +130,11 @@ def test_titles_are_suggested_as_the_box_is_typed_in_among_the_pages_the_caller_
     assert titles("salary ba") == []
     assert [t["url"] for t in titles("salary ba", signed("ana", restricted["Visible to"]))] == [
         restricted["Expected URL"]]
+    forged = client.get("/api/suggest", query_string={"q": "salary ba"},
+                        headers=signed("ana", restricted["Visible to"], secret="not-the-proxy-secret"))
+    assert forged.get_json()["suggestions"] == []  # a refused identity is offered public titles, and told why
+    assert any("identity not accepted" in warning for warning in forged.get_json()["warnings"])
+    assert client.get("/api/suggest", query_string={"q": "run"}).get_json()["warnings"] == []
     assert client.get("/api/suggest").status_code == 400
     refused = client.get("/api/suggest", query_string={"q": "run", "k": 0})
     assert refused.status_code == 400 and "k" in refused.get_json()["error"]
@@ -177,7 +201,6 @@ def test_health_reports_every_service(client):
 
 
 def test_a_search_before_the_index_exists_is_a_503_saying_how_to_create_it(settings, searcher):
-    from api.app import create_app
     from evident.evaluation import searcher_on
 
     missing = searcher_on(searcher, f"{settings.opensearch.index_alias}-never-created")
@@ -272,7 +295,6 @@ def closed_port() -> int:
 
 
 def test_an_llm_endpoint_with_a_password_is_named_in_warnings_without_it(settings, searcher, worker, sample_corpus):
-    from api.app import create_app
     from search.rewrite import load_rewriter
     from search.searcher import Searcher
 
