@@ -36,8 +36,8 @@ DORMANT = {"rerank.top_n": "a reranker model", "rerank.weight": "a reranker mode
 PUBLISHED_DEFAULTS = {"search.rrf_k": "reciprocal rank fusion's k, 60 (Cormack, Clarke and Buettcher 2009)"}
 # Numeric constants of search/ that tune no ranking, verdict or card: caches, server limits, cost bounds, display.
 NOT_TUNED = {
-    "BM25_WEIGHT": "the unit of the fusion's weights", "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache", "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache",
-    "TEXTS_KEPT": "cache",
+    "BM25_WEIGHT": "the unit of the fusion's weights", "KNOWN_SECONDS": "cache", "KNOWN_TOKENS": "cache",
+    "KNOWN_WORDS": "cache", "QUESTIONS_KEPT": "cache", "TEXTS_KEPT": "cache",
     "MAX_DEPTH": "server limit", "KNN_MAX_K": "server limit", "LEAVES_COMPARED": "exact k-NN",
     "SENTENCES_COMPARED": "exact k-NN", "KNN_OVERSAMPLE": "cost (a short list is asked again)",
     "EVIDENCE_PER_HIT": "fetch depth", "CARD_PAGES_AHEAD": "cost", "UNIT_SENTENCES": "cost bound",
@@ -47,7 +47,8 @@ NOT_TUNED = {
     "CONFIDENCE_DECIMALS": "precision", "SNIPPET_WIDTH": "display", "MORE_SNIPPET_WIDTH": "display",
     "SNIPPET_LEAD": "display", "MIN_MARKED_CHARS": "display", "MAX_MORE": "display", "FACET_SIZE": "display",
     "MIN_WORD_CHARS": "the term suggester's default min_word_length", "ONE_EDIT_MAX_CHARS": "Lucene's AUTO fuzziness",
-    "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "MAX_LENGTH": "model input",
+    "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "PHRASES_NAMED": "display",
+    "MAX_LENGTH": "model input",
     "BATCH_SIZE": "cost", "TIMEOUT": "LLM call", "MAX_TOKENS": "LLM call", "TEMPERATURE": "LLM call",
 }
 # Modules whose tuned numbers judge the first page (verdict) or choose the answer card: they never reorder pages.
