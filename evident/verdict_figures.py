@@ -8,7 +8,7 @@ of questions shown a right card, and the share of shown cards that are wrong; a 
 ``context``, else its ``text``) holds ``CARD_RIGHT`` of the content words of the question's gold ``evidence`` (its
 ``answer`` without one). A page's metadata is a gold span as the Confluence API names it
 ("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values
-count. ``calibration_fit`` is the monotone map from signal to confidence that the run's first results give
+count, and a timestamp ("version.when: 2025-02-05T07:40:19.000Z") counts as its day, what a page shows of it. ``calibration_fit`` is the monotone map from signal to confidence that the run's first results give
 (``search.verdict.CALIBRATION``), ``follow_up_calibration_fit`` the same for the follow-ups read with carried terms
 (``search.verdict.FOLLOW_UP_CALIBRATION``); ``calibration_points`` keeps each first result's signal, whether it was
 right, whether it was such a follow-up and its half, so ``scripts/calibration.py`` can fit one map over several runs.
@@ -28,11 +28,12 @@ CARD_RIGHT = 0.8  # of the gold span's content words the card must hold: its ans
 CALIBRATION_BIN = 20
 RATE_DECIMALS = 4
 _FIELD_PATH = re.compile(r"\b[^\W\d]\w*(?:\.\w+)+:\s")  # "version.when: " of a metadata span; not "4.1: "
+_TIME_OF_DAY = re.compile(r"(?<=\d{4}-\d\d-\d\d)T[\d:.]+(?:Z|[+-]\d\d:?\d\d)?")  # "T07:40:19.000Z" of an API timestamp
 
 
 def card_right(card: dict | None, question: dict) -> bool | None:
     """Whether a card holds the question's gold span; None without a card or without a gold span."""
-    gold = _FIELD_PATH.sub(" ", question.get("evidence") or question.get("answer") or "")
+    gold = _TIME_OF_DAY.sub("", _FIELD_PATH.sub(" ", question.get("evidence") or question.get("answer") or ""))
     if card is None or not gold.strip():
         return None
     stop = stopwords(question.get("lang", "en") or "en")

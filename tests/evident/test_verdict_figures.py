@@ -23,6 +23,11 @@ def test_a_metadata_span_counts_its_values_not_the_apis_field_names():
     question = {"lang": "en", "evidence": "version.by.displayName: Friederike Sauer; version.when: 2025-01-02"}
     assert card_right({"text": "Last updated (edited) on 2025-01-02 by Friederike Sauer, version 13."}, question)
     assert not card_right({"text": "Last updated (edited) on 2025-01-02 by Merle Dahlberg."}, question)
+    stamped = {"lang": "de",
+               "evidence": "version.by.displayName: Niels Oudshoorn; version.when: 2025-02-03T09:11:45.000Z"}
+    said = "Zuletzt geändert (bearbeitet) am {} von Niels Oudshoorn, Version 15."
+    assert card_right({"text": said.format("2025-02-03")}, stamped)  # a timestamp is its day, as a page shows it
+    assert not card_right({"text": said.format("2025-02-04")}, stamped)
     release = {"lang": "en", "evidence": "HVX 4.1: 40 boot cycles"}  # a version is no field path
     assert not card_right({"text": "40 boot cycles"}, release)
 
