@@ -59,8 +59,8 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
     return "\n".join(lines)
 
 
-# The page's facts in the page's own language (English for any other), so a question about the page itself
-# ("who last edited it", "wann wurde sie geändert") meets them in its words; the lexicon bridges the rest.
+# The page's facts in the page's own language (English for any other), who and when in the other one too, so a
+# question about the page itself ("who last edited it", "wann wurde sie geändert") meets them in its words.
 _FACT_PHRASES = {
     "en": {"space": "in space {}", "under": "under {}", "created": "created", "updated": "last updated (edited)",
            "on": "on {}", "by": "by {}", "version": "version {}", "labels": "labels: {}",
@@ -75,15 +75,29 @@ def page_facts(doc: Document) -> str:
     """What is known about the page itself, as one sentence per fact group (verbalized like table rows):
     "HVX 4.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.
     Last updated (edited) on 2024-09-16 by Pavla Horáková, version 8. Labels: release-test-report."
-    Dates are given as ISO days; facts that are not known are left out."""
-    say = _FACT_PHRASES.get(doc.lang, _FACT_PHRASES["en"])
+    Dates are given as ISO days; facts that are not known are left out. Who wrote and changed the page, and when,
+    follow in each other language of ``_FACT_PHRASES`` too: a question about a page ("wer hat die Seite zuletzt
+    bearbeitet") is asked in the asker's language, whatever the page's, and the facts' words are the same on every
+    page, so only the conversation or the page's own names can pick the page meant."""
+    own = doc.lang if doc.lang in _FACT_PHRASES else "en"
+    sentences = _facts_in(doc, own, whole=True)
+    for lang in _FACT_PHRASES:
+        if lang != own:
+            sentences += _facts_in(doc, lang, whole=False)
+    return ". ".join(s[:1].upper() + s[1:] for s in sentences) + "."
+
+
+def _facts_in(doc: Document, lang: str, whole: bool) -> list[str]:
+    """The page's facts said in ``lang``: where it is, its events, labels and attachments (``whole``), or its
+    events alone."""
+    say = _FACT_PHRASES[lang]
     where = [doc.title]
     space = f"{doc.space_name} ({doc.space})" if doc.space_name and doc.space else doc.space_name or doc.space
     if space:
         where.append(say["space"].format(space))
     if doc.breadcrumb:
         where.append(say["under"].format(" > ".join(doc.breadcrumb)))
-    sentences = [", ".join(where)]
+    sentences = [", ".join(where)] if whole else []
     for event, day, who in (("created", doc.created, doc.author), ("updated", doc.updated, doc.editor)):
         if day or who:
             parts = [say[event], *([say["on"].format(day[:10])] if day else []),
@@ -91,11 +105,11 @@ def page_facts(doc: Document) -> str:
             if event == "updated" and doc.version is not None:
                 parts[-1] += ", " + say["version"].format(doc.version)
             sentences.append(" ".join(parts))
-    if doc.labels:
+    if whole and doc.labels:
         sentences.append(say["labels"].format(", ".join(doc.labels)))
-    if doc.attachments:
+    if whole and doc.attachments:
         sentences.append(say["attachments"].format(", ".join(doc.attachments)))
-    return ". ".join(s[:1].upper() + s[1:] for s in sentences) + "."
+    return sentences
 
 
 def _split_long(block: Block, config: IngestConfig, lang: str) -> list[Block]:
