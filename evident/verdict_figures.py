@@ -8,7 +8,8 @@ of questions shown a right card, and the share of shown cards that are wrong; a 
 ``context``, else its ``text``) holds ``CARD_RIGHT`` of the content words of the question's gold ``evidence`` (its
 ``answer`` without one). A page's metadata is a gold span as the Confluence API names it
 ("version.by.displayName: Friederike Sauer"): its field paths are no words a page shows, so only the values
-count, and a timestamp ("version.when: 2025-02-05T07:40:19.000Z") counts as its day, what a page shows of it. ``calibration_fit`` is the monotone map from signal to confidence that the run's first results give
+count, and a timestamp ("version.when: 2025-02-05T07:40:19.000Z") counts as its day, what a page shows of it.
+``calibration_fit`` is the monotone map from signal to confidence that the run's first results give
 (``search.verdict.CALIBRATION``), ``follow_up_calibration_fit`` the same for the follow-ups read with carried terms
 (``search.verdict.FOLLOW_UP_CALIBRATION``); ``calibration_points`` keeps each first result's signal, whether it was
 right, whether it was such a follow-up and its half, so ``scripts/calibration.py`` can fit one map over several runs.
