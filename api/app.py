@@ -3,7 +3,7 @@ the OpenAPI document at ``/api/openapi.json``; JSON errors everywhere; security 
 embeddable widget (``static/widget.js``) on the search, suggest and click routes for ``[api] cors_origins`` only."""
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from flask import Flask, jsonify
 from flask_cors import CORS
@@ -36,13 +36,23 @@ CROSS_ORIGIN_ROUTES = r"^/api/(search|suggest|click)$"
 PREFLIGHT_CACHE_SECONDS = 600  # a browser re-asks every 10 minutes, so a removed origin is refused soon after
 
 
+def web_address(value: str) -> SplitResult | None:
+    """``value`` split as an http(s) address with a host and a valid port; None for anything else (an address
+    urllib cannot read, an open IPv6 bracket or a port out of range, too), so a setting's check can name it."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - reading it checks the port's range
+    except ValueError:
+        return None
+    return parts if parts.scheme in ("http", "https") and parts.hostname else None
+
+
 def allowed_origins(setting: str) -> list[str]:
     """``[api] cors_origins`` as a list of exact origins; an entry that is no origin is refused at start."""
     origins = [entry.strip().rstrip("/") for entry in setting.split(",") if entry.strip()]
     for origin in origins:
-        parts = urlsplit(origin)
-        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path or parts.query \
-                or any(c in origin for c in "*?[]()^$\\"):
+        parts = web_address(origin)
+        if parts is None or parts.path or parts.query or any(c in origin for c in "*?[]()^$\\"):
             raise ValueError(f"[api] cors_origins: {origin!r} is not an origin (scheme://host[:port], no pattern)")
     return origins
 
@@ -52,8 +62,8 @@ def public_address(setting: str) -> str:
     and no query is refused at start, naming the setting."""
     if not setting.strip():
         return ""
-    parts = urlsplit(setting.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+    parts = web_address(setting.strip())
+    if parts is None or parts.query or parts.fragment:
         raise ValueError(f"[api] public_url: {setting!r} is not the search page's address "
                          "(http(s)://host[:port][/path], no query)")
     return parts._replace(path=parts.path.rstrip("/") + "/").geturl()

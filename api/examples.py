@@ -27,7 +27,8 @@ PAGE = "<!doctype html><html lang=\"en\">...</html>"
 
 OPERATION_EXAMPLES: dict[str, dict] = {
     "searchPage": {"200": PAGE},
-    "openSearchDescription": {"media": "application/opensearchdescription+xml", "200": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><OpenSearchDescription ...>"},
+    "openSearchDescription": {"media": "application/opensearchdescription+xml",
+                              "200": "<?xml version=\"1.0\" encoding=\"UTF-8\"?><OpenSearchDescription ...>"},
     "search": {"request": {"q": "how do I reset the vpn token", "k": 10, "space": "OPS"}, "200": SEARCH_ANSWER},
     "searchConversation": {"request": {"q": "and on a phone?", "history": [
         {"q": "how do I reset the vpn token", "results": [{"url": HIT["url"], "title": HIT["title"]}],

@@ -108,7 +108,8 @@ def test_behind_a_proxy_the_search_engine_is_the_public_address(settings, search
 
 
 @pytest.mark.parametrize("setting", ["intranet.example/search", "ftp://intranet.example/", "https:///search",
-                                     "https://intranet.example/?q=1"])
+                                     "https://intranet.example/?q=1", "https://[::1/search",
+                                     "https://intranet.example:99999/"])
 def test_a_public_url_that_is_no_address_is_refused_with_its_name(setting):
     with pytest.raises(ValueError, match=r"\[api\] public_url: .* is not the search page's address"):
         public_address(setting)
@@ -144,7 +145,8 @@ def test_titles_are_suggested_as_the_box_is_typed_in_among_the_pages_the_caller_
     ({}, "q"), ({"q": "x", "k": "ten"}, "k"), ({"q": "x", "k": "0"}, "k"), ({"q": "x", "mode": "magic"}, "mode"),
     ({"q": "x", "date_from": "abc"}, "date_from"), ({"q": "x", "date_from": "\x00"}, "date_from"),
     ({"q": "   "}, "q"), ({"q": "x" * 4001}, "q"), ({"q": "x", "page": "1001"}, "page"),
-    ({"q": "x", "sort": "oldest"}, "sort"), ({"q": "x", "collapse": "maybe"}, "collapse"), ({"q": '-firmware -"service mode"'}, "q")])
+    ({"q": "x", "sort": "oldest"}, "sort"), ({"q": "x", "collapse": "maybe"}, "collapse"),
+    ({"q": '-firmware -"service mode"'}, "q")])
 def test_bad_requests_name_the_parameter(client, query, needle):
     response = client.get("/api/search", query_string=query)
     assert response.status_code == 400

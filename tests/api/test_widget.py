@@ -297,7 +297,7 @@ def test_without_configured_origins_no_page_elsewhere_may_search(client):
 
 
 @pytest.mark.parametrize("setting", ["intranet.example.org", "https://*.example.org", "https://intranet.example.org/home",
-                                     "ftp://intranet.example.org"])
+                                     "ftp://intranet.example.org", "https://[::1", "https://intranet.example.org:99999"])
 def test_a_setting_that_is_no_origin_is_refused_with_its_name(setting):
     with pytest.raises(ValueError, match=r"\[api\] cors_origins: .* is not an origin"):
         allowed_origins(f"https://ok.example.org, {setting}")
