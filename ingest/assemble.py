@@ -80,24 +80,25 @@ def page_facts(doc: Document) -> str:
     bearbeitet") is asked in the asker's language, whatever the page's, and the facts' words are the same on every
     page, so only the conversation or the page's own names can pick the page meant."""
     own = doc.lang if doc.lang in _FACT_PHRASES else "en"
-    sentences = _facts_in(doc, own, whole=True)
-    for lang in _FACT_PHRASES:
-        if lang != own:
-            sentences += _facts_in(doc, lang, whole=False)
-    return ". ".join(s[:1].upper() + s[1:] for s in sentences) + "."
-
-
-def _facts_in(doc: Document, lang: str, whole: bool) -> list[str]:
-    """The page's facts said in ``lang``: where it is, its events, labels and attachments (``whole``), or its
-    events alone."""
-    say = _FACT_PHRASES[lang]
+    say = _FACT_PHRASES[own]
     where = [doc.title]
     space = f"{doc.space_name} ({doc.space})" if doc.space_name and doc.space else doc.space_name or doc.space
     if space:
         where.append(say["space"].format(space))
     if doc.breadcrumb:
         where.append(say["under"].format(" > ".join(doc.breadcrumb)))
-    sentences = [", ".join(where)] if whole else []
+    sentences = [", ".join(where), *_events(doc, say)]
+    if doc.labels:
+        sentences.append(say["labels"].format(", ".join(doc.labels)))
+    if doc.attachments:
+        sentences.append(say["attachments"].format(", ".join(doc.attachments)))
+    sentences += [event for lang, other in _FACT_PHRASES.items() if lang != own for event in _events(doc, other)]
+    return ". ".join(s[:1].upper() + s[1:] for s in sentences) + "."
+
+
+def _events(doc: Document, say: dict[str, str]) -> list[str]:
+    """Who created the page and who changed it last, and when, in the phrases ``say``."""
+    sentences = []
     for event, day, who in (("created", doc.created, doc.author), ("updated", doc.updated, doc.editor)):
         if day or who:
             parts = [say[event], *([say["on"].format(day[:10])] if day else []),
@@ -105,10 +106,6 @@ def _facts_in(doc: Document, lang: str, whole: bool) -> list[str]:
             if event == "updated" and doc.version is not None:
                 parts[-1] += ", " + say["version"].format(doc.version)
             sentences.append(" ".join(parts))
-    if whole and doc.labels:
-        sentences.append(say["labels"].format(", ".join(doc.labels)))
-    if whole and doc.attachments:
-        sentences.append(say["attachments"].format(", ".join(doc.attachments)))
     return sentences
 
 
