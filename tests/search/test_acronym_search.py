@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from search.searcher import SearchRequest, Searcher
-from tests.search.test_duplicates_search import WIKI, confluence_page, ingest_pages
+from tests.search.test_duplicates_search import WIKI, confluence_page, ingested_pages
 
 GLOSSARY = confluence_page("9300001", "Terminal Glossary", "OPS", [], "2023-01-10T09:00:00.000Z",
                            "2024-03-01T09:00:00.000Z")
@@ -36,8 +36,10 @@ GLOSSARY_URL = f"{WIKI}/spaces/OPS/pages/9300001"
 
 
 @pytest.fixture(scope="module")
-def terminal(ingest, tmp_path_factory):
-    ingest_pages(ingest, tmp_path_factory.mktemp("acronyms"), [GLOSSARY, PROCEDURE, BALLAST, TUGS, *BOLLARDS])
+def terminal(ingest, jobs, stores, settings, tmp_path_factory):
+    pages = [GLOSSARY, PROCEDURE, BALLAST, TUGS, *BOLLARDS]
+    with ingested_pages(ingest, jobs, stores, settings, tmp_path_factory.mktemp("acronyms"), pages):
+        yield
 
 
 def _bm25(response, url: str) -> float:

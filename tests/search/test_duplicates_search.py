@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -58,17 +60,26 @@ QUERY = "kelpie gateway rollout canary buoys"
 ORIGINAL, JDOE_COPY, MROE_COPY = (f"{WIKI}/spaces/{p['space']['key']}/pages/{p['id']}" for p in PAGES[:3])
 
 
-def ingest_pages(ingest, folder, pages: list[dict]) -> None:
-    """Write ``pages`` as Confluence export files into ``folder`` and ingest them through the worker."""
+@contextmanager
+def ingested_pages(ingest, jobs, stores, settings, folder, pages: list[dict]) -> Iterator[None]:
+    """Write ``pages`` as Confluence export files into ``folder`` and ingest them through the worker; they leave the
+    index afterwards, so the tests after them search the sample corpus alone, whatever order they run in."""
+    from workers.submit import prune
+
     for page in pages:
         (folder / f"{page['id']}.json").write_text(json.dumps(page), encoding="utf-8")
     status = ingest(folder)
-    assert status.done == len(pages) and not status.errors, status
+    try:
+        assert status.done == len(pages) and not status.errors, status
+        yield
+    finally:
+        prune(jobs, stores, settings, [str(folder)], [])
 
 
 @pytest.fixture(scope="module")
-def copies(ingest, tmp_path_factory):
-    ingest_pages(ingest, tmp_path_factory.mktemp("near-duplicates"), PAGES)
+def copies(ingest, jobs, stores, settings, tmp_path_factory):
+    with ingested_pages(ingest, jobs, stores, settings, tmp_path_factory.mktemp("near-duplicates"), PAGES):
+        yield
 
 
 def copy_urls(hit) -> list[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from search.searcher import SearchRequest
-from tests.search.test_duplicates_search import WIKI, confluence_page, ingest_pages
+from tests.search.test_duplicates_search import WIKI, confluence_page, ingested_pages
 
 # The session's index is shared and a deleted page keeps counting in BM25's word statistics (soft deletes), so
 # these pages stay off the sample corpus's topics and the words of its documented queries (samples/README.md).
@@ -28,8 +28,9 @@ CHARTER = f"{WIKI}/spaces/{PAGES[0]['space']['key']}/pages/{PAGES[0]['id']}"
 
 
 @pytest.fixture(scope="module")
-def pages(ingest, tmp_path_factory):
-    ingest_pages(ingest, tmp_path_factory.mktemp("pronoun"), PAGES)
+def pages(ingest, jobs, stores, settings, tmp_path_factory):
+    with ingested_pages(ingest, jobs, stores, settings, tmp_path_factory.mktemp("pronoun"), PAGES):
+        yield
 
 
 def test_a_question_in_the_first_person_does_not_find_part_i_first(pages, searcher):
