@@ -166,7 +166,11 @@ class SearchConfig:
     group: PageGrouping = "page"
     history: bool = True  # resolve follow-ups from the conversation
     carried_boost: float = 0.6  # BM25 weight of terms carried over from earlier turns (own words: 1)
-    prior_weight: float = 1.0  # bonus of the page a follow-up leans on, in rank-1 units of the fusion
+    # Bonus of the page shown for the turn before, in rank-1 units of the fusion (pages further back get
+    # ``conversation.TERM_DECAY`` of it per turn). Every follow-up leans on the pages shown before, and the answer is
+    # often on another page: a whole rank-1 unit held follow-ups to the page shown before when their answer was on
+    # another; a half ranked the bench's two files best together (CHANGELOG.md, 2026-11-25).
+    prior_weight: float = 0.5
     # Penalty of evidence whose page title names versions, codes or dates, none of them one the query names
     # (a template twin of the page asked for: another release's report, another week's notes), same units.
     twin_penalty: float = 0.5

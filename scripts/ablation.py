@@ -38,7 +38,7 @@ from typing import Iterator
 
 from core.embedding import limit_native_threads
 from core.settings import PROJECT_ROOT as ROOT
-from core.settings import SearchConfig, Settings, load_settings
+from core.settings import Settings, load_settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, evaluations.py beside it, however loaded
 import figures  # noqa: E402 - scripts/figures.py: the markers' rewrite
@@ -94,7 +94,7 @@ HEURISTICS = (
     Heuristic("search.collapse_duplicates", False, "near-duplicate pages folded into one result"),
 )
 # Tuned numbers, each at the value it would have untuned: a field or a share unboosted (1), no fade-out (0), the
-# plain power (1), every word or head kept (1 letter), every word checked for spelling, the suggester's likeness.
+# plain power (1), every word kept (1 letter), every word checked for spelling, the suggester's likeness.
 # A constant is read when a search runs, so it is set on its module while its configuration is evaluated; one the word
 # list's loading reads (``LOADED``) is set while the list is loaded again for its configuration. A limit's depth has
 # no untuned value and no row.
@@ -104,19 +104,14 @@ NUMBERS = (
     Heuristic("search.translation_boost", 1.0, "a translated word's BM25 weight"),
     Heuristic("conversation.TERM_DECAY", 1.0, "an earlier turn's share per turn back"),
     Heuristic("conversation.MIN_SHARE", 0.0, "the share below which an earlier turn has faded out"),
-    Heuristic("conversation.SHOWN_PAGE_SHARE", 1.0, "the turn before's page's share of the prior"),
     Heuristic("priors.DEFINITION_SHARE_POWER", 1, "the power of an acronym's share lifting its definition"),
     Heuristic("query._MIN_TERM_CHARS", 1, "the letters a searched word has at least"),
-    Heuristic("lexicon._COMPOUND_SENSES", 1, "translations of each part of a split compound combined"),
     Heuristic("spelling.COMPOUND_LOG_PROB", -14.0, "how rare a word is to be split as a compound (spelling's)"),
     Heuristic("spelling.MIN_SIMILARITY", 0.5, "the likeness a suggestion needs (the term suggester's default)"),
     Heuristic("spelling.KNOWN_WORD_LOG_PROB", 0.0, "how rare a word is to be checked for spelling (every word)"),
-    Heuristic("spelling.MIN_HEAD_CHARS", 1, "the letters a split compound's head has at least"),
     Heuristic("conversation.STANDALONE_TERMS", 1, "a follow-up's own terms for the embedder to read it alone"),
     Heuristic("conversation._PRIOR_RESULTS", 10, "an earlier turn's results given the prior (every one shown)"),
     Heuristic("lexicon.TRANSLATIONS_PER_TERM", 4, "the translations of a word searched (every one the list keeps)"),
-    Heuristic("retrievers.TRANSLATION_DOUBT_FREE", SearchConfig().translation_boost,
-              "a foreign question's word kept as written, weighed as a translation"),
     Heuristic("lexicon._MAX_WORDS", 99, "the words of a dictionary phrase kept as a translation (every phrase)"),
     Heuristic("lexicon._KEPT_TRANSLATIONS", 99, "the senses the word list keeps a word (every one)"),
 )

@@ -39,11 +39,6 @@ from text.lemmas import Lemmatizer
 TERM_DECAY = 0.5
 MIN_SHARE = 0.1  # a carried term or shown page weighing less than this has faded out of the conversation
 _PRIOR_RESULTS = 1  # results of an earlier turn that get the follow-up prior: the one shown first
-# Every follow-up leans on the pages shown before, not only those a word list picked, and the answer is often on
-# another page: the turn before's page gets this share of ``prior_weight``. The whole of it held follow-ups to the
-# page shown before when their answer was on another; a half ranked the bench's two files best together
-# (CHANGELOG.md, 2026-11-25).
-SHOWN_PAGE_SHARE = 0.5
 # A follow-up with this many content terms of its own says what it is about, so the embedder reads it alone: the
 # previous question in its text drew the vector back to the earlier topic after a switch. A shorter one ("Deadline?",
 # "Version nos.?") is embedded with the previous question. 1, 2 and 3 terms ranked the bench alike and best
@@ -111,8 +106,8 @@ def pages_in_view(turn: Turn) -> list[dict]:
 
 
 def shown_pages(history: list[Turn], codes: set[str]) -> dict[str, float]:
-    """The pages in view after earlier turns (``pages_in_view``), each at ``SHOWN_PAGE_SHARE`` of the share
-    of its most recent turn.
+    """The pages in view after earlier turns (``pages_in_view``), each at the share of its most recent turn
+    (``TERM_DECAY`` per turn back, as carried terms).
 
     A page whose title lacks a version or code the question names ("und bei HVX 4.0?" after the 4.1
     report) is one the question has moved on from, and gets none."""
@@ -124,7 +119,7 @@ def shown_pages(history: list[Turn], codes: set[str]) -> dict[str, float]:
         for result in pages_in_view(turn):
             url = result.get("url")
             if url and url not in shown and not codes - title_words(result.get("title", "")):
-                shown[url] = SHOWN_PAGE_SHARE * share
+                shown[url] = share
     return shown
 
 

@@ -45,11 +45,11 @@ _SPACE = re.compile(r"\s+")
 _MAX_WORDS = 3  # longer dictionary phrases are examples, not translations
 _LINKS = ("", "s", "es", "n", "en", "e")  # German compound joints: Weiterbildung|s|budget, Lern|en|tag
 _KEPT_TRANSLATIONS = 4  # translations kept per word, best first; further ones are rare senses
-_COMPOUND_SENSES = 2  # best translations of each part of a split compound combined with the other's
-COMPOUNDING_LANGUAGES = frozenset({"de"})  # the languages whose unknown compounds are split (Ding's side is German)
-# Translations of a query word searched: the common senses, not every reading. One lowered every file and three
+# A word's senses that count: the translations of a query word searched, and of each part of a split or hyphenated
+# compound, combined with the other part's. The common senses, not every reading: one lowered every file and three
 # gained nothing (CHANGELOG.md, 2026-11-28).
 TRANSLATIONS_PER_TERM = 2
+COMPOUNDING_LANGUAGES = frozenset({"de"})  # the languages whose unknown compounds are split (Ding's side is German)
 
 
 def _clean(phrase: str) -> str:
@@ -68,7 +68,7 @@ def _pairs(heads: list[str], tails: list[str]) -> list[str]:
     """A split compound's translations: the parts' best senses side by side (the first with the first, the
     second with the second), then every other pairing, for the corpus to confirm as a phrase ("Status|seite":
     "state side", "states quarter", ..., "status page")."""
-    diagonal = list(zip(range(_COMPOUND_SENSES), range(_COMPOUND_SENSES)))
+    diagonal = list(zip(range(TRANSLATIONS_PER_TERM), range(TRANSLATIONS_PER_TERM)))
     every = sorted(((i, j) for i in range(len(heads)) for j in range(len(tails))), key=lambda ij: (sum(ij), ij))
     return [f"{heads[i]} {tails[j]}" for i, j in dict.fromkeys([*diagonal, *every])
             if i < len(heads) and j < len(tails)]
@@ -203,7 +203,7 @@ class Lexicon:
     def _hyphenated(self, parts: list[str], source: str, target: str) -> list[str]:
         """A hyphenated word's translations: its parts' best senses side by side, a part the list does not
         know (a version, a name) as written; none when no part is known."""
-        senses = [self.lookup(part, source, target)[:_COMPOUND_SENSES] if part.isalpha() else [] for part in parts]
+        senses = [self.lookup(part, source, target)[:TRANSLATIONS_PER_TERM] if part.isalpha() else [] for part in parts]
         if not any(senses):
             return []
         widest = max(len(found) for found in senses)
@@ -219,7 +219,7 @@ class Lexicon:
             return {}
         out: dict[str, list[str]] = {}
         for first, head in zip(terms, terms[1:]):
-            lefts, rights = ([w for w in self.lookup(t, source, target)[:_COMPOUND_SENSES] if w.isalpha()]
+            lefts, rights = ([w for w in self.lookup(t, source, target)[:TRANSLATIONS_PER_TERM] if w.isalpha()]
                              for t in (first, head))
             glued = [left + joint + right for left in lefts for right in rights for joint in _LINKS]
             if glued:

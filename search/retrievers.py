@@ -40,10 +40,6 @@ TITLE_BOOST = 2  # a title names what the whole page is about
 # The evidence's own fields: its words, its heading path (what its section is about), its keyword view (its most
 # telling terms) and its lemma view (inflected forms and dates: "5. Februar 2025" = "2025-02-05").
 FIELD_BOOST = 1.5
-# A word of a foreign question searched as written in its translated reading ("Security Guidelines" in a German
-# question) weighs as much as in the question as written: there is no translation to doubt (docs/ranking.md,
-# "Cross-lingual questions"; CHANGELOG.md, 2026-11-27).
-TRANSLATION_DOUBT_FREE = 1.0
 
 
 # The caller's filters are applied to the k-NN candidates after the graph search when they are the ACL
@@ -163,13 +159,14 @@ def bm25_query(query: Query, filters: list[dict], cfg: SearchConfig, lemmatizer:
         if all(found == [term] for term, found in by_term.items()):
             continue  # "test" -> "test": the reading would search the question's own words again, as costly
         # A word the list does not know (a name, a number, a product) is searched as written. A word searched
-        # as written is the same word in both readings and carries no doubt of translation, so only the
-        # translated words pay ``translation_boost`` (``TRANSLATION_DOUBT_FREE``).
+        # as written ("Security Guidelines" in a German question) is the same word in both readings and carries
+        # no doubt of translation: it weighs as in the question as written (unboosted), and only the translated
+        # words pay ``translation_boost`` (docs/ranking.md, "Cross-lingual questions").
         words = []
         for term in query.lemmas:
             found = by_term.get(term) or [term]
-            boost = TRANSLATION_DOUBT_FREE if found == [term] else cfg.translation_boost
-            words.append({"multi_match": {"query": " ".join(found), "type": "most_fields", "boost": boost,
+            doubt = {} if found == [term] else {"boost": cfg.translation_boost}
+            words.append({"multi_match": {"query": " ".join(found), "type": "most_fields", **doubt,
                                           "fields": text_fields(target)}})
         readings.append({"bool": {**query_name(f"{READING_PREFIX}translated_{target}", explain), "should": words}})
     return {"bool": {"must": {"dis_max": {"queries": readings}}, "filter": filters}}

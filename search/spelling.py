@@ -52,7 +52,8 @@ from text.lemmas import Lemmatizer
 from text.stopwords import stopwords
 
 # The term suggester's own default min_word_length: a shorter word has too many one-edit neighbours ("limt": list,
-# limit, lint) to choose from.
+# limit, lint) to choose from. A compound whose head is written shorter is mostly a verb with its prefix (ent|sorge,
+# ver|…, zer|…), not a compound, so a split's head is a word this long too.
 MIN_WORD_CHARS = 4
 # Log probability below which the language's word list counts a word rare. The lists (spacy-lookups-data) hold
 # common misspellings too, below about -14 ("adress" -14.1, "responce" -15.6, "interupt" -16.0), and real words
@@ -73,9 +74,6 @@ SUGGEST_FIELD = "context"  # the evidence's words as written (lower-cased), with
 # -18.1). P@1 is the same at -11 and at -14 on every question file; at -14 "Mittwochabend" stays whole, and the
 # verdict's coverage of a right answer about a Wednesday evening ("Mittwoch" on the page) falls below strong.
 COMPOUND_LOG_PROB = -12.0
-# A compound whose head is written in fewer letters than this is mostly a verb with its prefix (ent|sorge,
-# ver|…, zer|…), not a compound.
-MIN_HEAD_CHARS = 4
 MAX_JOINED_WORDS = 4  # absent words asked about as run-together ones: a typed question has one or two
 # A longer word is no two words typed together but a pasted string, and each letter would cost a phrase query.
 MAX_JOINED_CHARS = 30
@@ -110,10 +108,10 @@ def two_word_readings(words: list[str]) -> dict[str, list[str]]:
 
 def compound_parts(lexicon: Lexicon, words: list[str], lang: str, target: str) -> dict[str, list[str]]:
     """The two words of each of ``words`` that is a compound (as ``lexicon`` toward ``target`` splits it), stop
-    words left out; none for a word whose head is a verb's prefix (``MIN_HEAD_CHARS``)."""
+    words left out; none for a word whose head is a verb's prefix (``MIN_WORD_CHARS``)."""
     stop = stopwords(lang)
     return {word: [p for p in (split.page_word, split.tail) if p not in stop] for word in words
-            if (split := lexicon.split_compound(word, lang, target)) and len(split.written_head) >= MIN_HEAD_CHARS}
+            if (split := lexicon.split_compound(word, lang, target)) and len(split.written_head) >= MIN_WORD_CHARS}
 
 
 def spelled(text: str, corrections: dict[str, str]) -> str:

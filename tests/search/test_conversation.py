@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from core.llm import LLMError
-from search.conversation import (SHOWN_PAGE_SHARE, TERM_DECAY, carried_across, carried_bm25, carried_terms,
+from search.conversation import (TERM_DECAY, carried_across, carried_bm25, carried_terms,
                                  conversation_reading, off_the_map, own_word_searches, resolve, shown_weights)
 from search.lexicon import Lexicon
 from search.query import ResolvedQuery
@@ -30,7 +30,7 @@ def lemmatizer() -> Lemmatizer:
 def test_every_follow_up_is_read_with_the_pages_shown_before(query, leans_on_the_page, lemmatizer):
     resolved, warnings = resolve(query, [TURN], detect_language(query), lemmatizer, None)
     assert resolved.follow_up and not warnings and resolved.text == query
-    assert resolved.prior_urls == ({REPORT: SHOWN_PAGE_SHARE} if leans_on_the_page else {})
+    assert resolved.prior_urls == ({REPORT: 1.0} if leans_on_the_page else {})
 
 
 @pytest.mark.parametrize("query, after_the_previous", [
@@ -50,7 +50,7 @@ def test_the_conversation_reading_carries_earlier_terms_decayed_by_distance(lemm
     assert resolved.text == "Deadline?"
     assert resolved.carried["uefi"] == resolved.carried["boot"] == 1.0
     assert resolved.carried["buoy"] == TERM_DECAY
-    assert resolved.prior_urls == {REPORT: SHOWN_PAGE_SHARE, "buoy": SHOWN_PAGE_SHARE * TERM_DECAY}
+    assert resolved.prior_urls == {REPORT: 1.0, "buoy": TERM_DECAY}
     assert resolved.dense_text == f"{TURN.query} Deadline?"
 
 
@@ -126,8 +126,8 @@ def test_a_follow_up_leans_on_the_page_the_user_opened_rather_than_the_first_res
     unopened = conversation_reading("How do I book it?", [Turn("travel", shown)], "en", lemmatizer)
     opened = conversation_reading("How do I book it?", [Turn("travel", shown, ["https://wiki/second"])], "en",
                                   lemmatizer)
-    assert unopened.prior_urls == {"https://wiki/first": SHOWN_PAGE_SHARE}
-    assert opened.prior_urls == {"https://wiki/second": SHOWN_PAGE_SHARE}
+    assert unopened.prior_urls == {"https://wiki/first": 1.0}
+    assert opened.prior_urls == {"https://wiki/second": 1.0}
 
 
 def written_by_the_corpus(*words: str):

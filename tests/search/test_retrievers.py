@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core.settings import SearchConfig
 from search.query import Query, ResolvedQuery
-from search.retrievers import (CROSS_LINGUAL_LIST, KNN_OVERSAMPLE, TRANSLATION_DOUBT_FREE, acl_filter, bm25_query,
+from search.retrievers import (CROSS_LINGUAL_LIST, KNN_OVERSAMPLE, acl_filter, bm25_query,
                                cross_lingual_retriever, dense_texts, knn_retrievers, request_filters, text_fields)
 from text.lemmas import Lemmatizer
 
@@ -42,10 +42,9 @@ def test_bm25_only_the_translated_words_of_a_reading_pay_the_translation_boost()
                    lemmas=["genehmigen", "ausnahme", "security"])
     translated = bm25_query(query, [], cfg, Lemmatizer())["bool"]["must"]["dis_max"]["queries"][1]["bool"]
     assert "boost" not in translated
-    assert [(m["multi_match"]["query"], m["multi_match"]["boost"]) for m in translated["should"]] == [
-        ("genehmigen", TRANSLATION_DOUBT_FREE), ("exception", cfg.translation_boost),
-        ("security", TRANSLATION_DOUBT_FREE)]
-    assert cfg.translation_boost < TRANSLATION_DOUBT_FREE
+    assert [(m["multi_match"]["query"], m["multi_match"].get("boost", 1.0)) for m in translated["should"]] == [
+        ("genehmigen", 1.0), ("exception", cfg.translation_boost), ("security", 1.0)]
+    assert cfg.translation_boost < 1.0
 
 
 def test_bm25_an_english_question_leaves_out_the_words_its_analyzer_drops():
