@@ -22,7 +22,7 @@ A German compound no evidence the caller may read holds ("Verpflegungspauschale"
 is searched beside its two words as the dictionary splits them (``Lexicon.split_compound``; a combining form
 such as "Hochzeits-" as the noun it joins), those of them the corpus holds: a compound is one token to BM25, so
 a page using either word alone or in another compound is otherwise not met. A word the language's word list
-counts common (``COMPOUND_LOG_PROB``) is taken as written: split, an inflected word gives false parts
+counts common (``KNOWN_WORD_LOG_PROB``) is taken as written: split, an inflected word gives false parts
 ("laufenden": lauf, enden). So "Ab wann brauche ich eine Krankschreibung vom Arzt?" finds its page. The head is
 taken as the list has it ("kranken"), not as written in the compound ("krank"), which lost that question. A split
 can also add words every page has ("Arbeitsstunden": "arbeit" and "stunden", translated "work" and "hours").
@@ -55,9 +55,12 @@ from text.stopwords import stopwords
 # limit, lint) to choose from. A compound whose head is written shorter is mostly a verb with its prefix (ent|sorge,
 # ver|…, zer|…), not a compound, so a split's head is a word this long too.
 MIN_WORD_CHARS = 4
-# Log probability below which the language's word list counts a word rare. The lists (spacy-lookups-data) hold
-# common misspellings too, below about -14 ("adress" -14.1, "responce" -15.6, "interupt" -16.0), and real words
-# a corpus may lack above it ("attest" -13.5, "saturation" -13.1, "thailand" -12.4).
+# Log probability below which the language's word list counts a word rare: a typo to check, or a compound to split.
+# The lists (spacy-lookups-data) hold common misspellings too, below about -14 ("adress" -14.1, "responce" -15.6,
+# "interupt" -16.0), and real words a corpus may lack above it ("attest" -13.5, "saturation" -13.1, "thailand"
+# -12.4). Compounds a question brings are rare too ("Krankenschein" -15.0, "Verpflegungspauschale" -18.1), and
+# inflected words, which split into false parts ("bestanden" -11.0, "laufenden": lauf|enden), are common. A
+# threshold of its own for compounds (-12) won the verdict of one question, on one file, and no first page.
 KNOWN_WORD_LOG_PROB = -14.0
 ONE_EDIT_MAX_CHARS = 5  # words up to this long get one edit, longer ones two (as Lucene's "AUTO" fuzziness)
 # The suggester's likeness (1 - edits / length, about): one edit in a word of five letters or more passes, two
@@ -68,12 +71,6 @@ SUGGESTIONS = 3  # suggestions asked per word, best first: the first the caller 
 # where one typo matters little: 500 random words took the stage 0.9 s unbounded, 35 ms with the bound.
 MAX_CHECKED_WORDS = 16
 SUGGEST_FIELD = "context"  # the evidence's words as written (lower-cased), with its title and headings
-# A word at least this common in the language's word list is no compound to split: inflected words are, and
-# split into false parts ("bestanden" -11.0, "laufenden" -10.4: lauf|enden), while the compounds a question
-# brings are rarer ("Kinderbetreuung" -12.1, "Mittwochabend" -12.8, "Krankenschein" -15.0, "Verpflegungspauschale"
-# -18.1). P@1 is the same at -11 and at -14 on every question file; at -14 "Mittwochabend" stays whole, and the
-# verdict's coverage of a right answer about a Wednesday evening ("Mittwoch" on the page) falls below strong.
-COMPOUND_LOG_PROB = -12.0
 MAX_JOINED_WORDS = 4  # absent words asked about as run-together ones: a typed question has one or two
 # A longer word is no two words typed together but a pasted string, and each letter would cost a phrase query.
 MAX_JOINED_CHARS = 30
@@ -91,11 +88,11 @@ def typo_candidates(lemmatizer: Lemmatizer, text: str, lang: str) -> list[str]:
 
 def compound_candidates(lemmatizer: Lemmatizer, text: str, lang: str) -> list[str]:
     """The words of ``text`` that may be compounds to split (lower-cased, each once, the first
-    ``MAX_CHECKED_WORDS``): plain words, no stop words, and rarer than ``COMPOUND_LOG_PROB``."""
+    ``MAX_CHECKED_WORDS``): plain words, no stop words, and rare (``KNOWN_WORD_LOG_PROB``)."""
     stop = stopwords(lang)
     words = [t.text.lower() for t in lemmatizer.analyze(text, lang) if t.kind == "word"]
     return list(dict.fromkeys(w for w in words if w.isalpha() and w not in stop
-                              and word_log_prob(w, lang) < COMPOUND_LOG_PROB))[:MAX_CHECKED_WORDS]
+                              and word_log_prob(w, lang) < KNOWN_WORD_LOG_PROB))[:MAX_CHECKED_WORDS]
 
 
 def two_word_readings(words: list[str]) -> dict[str, list[str]]:
