@@ -114,7 +114,8 @@ def test_the_follow_up_page_gets_its_prior():
 def test_apply_priors_reorders_in_rank_one_units():
     query = Query("and for HVX 4.0?", "en", ResolvedQuery("and for HVX 4.0?", {}, "", {"b": 1.0}, True), [], {})
     fused = [_item("a", "HVX 4.1 Release Test Report", 1.0), _item("b", "HVX 4.0 Release Test Report", 0.9)]
-    ranked = apply_priors(fused, query, Lemmatizer(), 0.5, SearchConfig())
+    cfg = SearchConfig(prior_weight=1.0)  # a whole rank-one unit for the page shown for the turn before
+    ranked = apply_priors(fused, query, Lemmatizer(), 0.5, cfg)
     assert [it["_source"]["url"] for it in ranked] == ["b", "a"]
     assert [it["_score_fused"] for it in ranked] == [0.9 + 0.5, 1.0 - 0.25]
 
@@ -126,7 +127,7 @@ def test_each_prior_is_booked_to_its_name_where_the_score_keeps_its_parts():
     plain = _item("c", "HVX 4.1 Notes", 0.8)  # a search not asked to explain keeps no parts
     ranked = apply_priors([kept, shown, plain], query, Lemmatizer(), 0.5, SearchConfig())
     assert kept["_parts"] == {"bm25": 1.0, "twin_penalty": -0.25}
-    assert shown["_parts"] == {"bm25": 0.6, "dense_text": 0.3, "shown_page_prior": 0.5}
+    assert shown["_parts"] == {"bm25": 0.6, "dense_text": 0.3, "shown_page_prior": 0.25}
     assert "_parts" not in plain and plain["_score_fused"] == 0.8 - 0.25
     for item in (kept, shown):
         assert sum(item["_parts"].values()) == pytest.approx(item["_score_fused"])
