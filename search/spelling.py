@@ -76,23 +76,19 @@ MAX_JOINED_WORDS = 4  # absent words asked about as run-together ones: a typed q
 MAX_JOINED_CHARS = 30
 
 
-def typo_candidates(lemmatizer: Lemmatizer, text: str, lang: str) -> list[str]:
-    """The words of ``text`` that may be typos by their form alone (lower-cased, each once, the first
-    ``MAX_CHECKED_WORDS``): long enough, plain words, and rare in the language's word list."""
-    stop = stopwords(lang)
-    words = [t.text.lower() for t in lemmatizer.analyze(text, lang) if t.kind == "word"]
-    rare = dict.fromkeys(w for w in words if len(w) >= MIN_WORD_CHARS and w.isalpha() and w not in stop
-                         and word_log_prob(w, lang) < KNOWN_WORD_LOG_PROB)
-    return list(rare)[:MAX_CHECKED_WORDS]
-
-
-def compound_candidates(lemmatizer: Lemmatizer, text: str, lang: str) -> list[str]:
-    """The words of ``text`` that may be compounds to split (lower-cased, each once, the first
-    ``MAX_CHECKED_WORDS``): plain words, no stop words, and rare (``KNOWN_WORD_LOG_PROB``)."""
+def rare_words(lemmatizer: Lemmatizer, text: str, lang: str) -> list[str]:
+    """The plain words of ``text`` that the language's word list counts rare (``KNOWN_WORD_LOG_PROB``), stop words
+    left out, lower-cased, each once: what may be a typo or a compound to split. ``text`` is analyzed once for both."""
     stop = stopwords(lang)
     words = [t.text.lower() for t in lemmatizer.analyze(text, lang) if t.kind == "word"]
     return list(dict.fromkeys(w for w in words if w.isalpha() and w not in stop
-                              and word_log_prob(w, lang) < KNOWN_WORD_LOG_PROB))[:MAX_CHECKED_WORDS]
+                              and word_log_prob(w, lang) < KNOWN_WORD_LOG_PROB))
+
+
+def typo_candidates(rare: list[str]) -> list[str]:
+    """Of the ``rare`` words (``rare_words``), those that may be typos by their form alone, long enough
+    (``MIN_WORD_CHARS``): the first ``MAX_CHECKED_WORDS``."""
+    return [w for w in rare if len(w) >= MIN_WORD_CHARS][:MAX_CHECKED_WORDS]
 
 
 def two_word_readings(words: list[str]) -> dict[str, list[str]]:
@@ -158,8 +154,9 @@ class SpellingCorrector:
         for each, as the caller may read the corpus."""
         targets = sorted(target for source, target in self.lexicon.pairs
                          if source == lang and source in COMPOUNDING_LANGUAGES) if self.lexicon else []
-        rare = typo_candidates(lemmatizer, text, lang)
-        compounds = compound_candidates(lemmatizer, text, lang) if targets else []
+        found = rare_words(lemmatizer, text, lang)
+        rare = typo_candidates(found)
+        compounds = found[:MAX_CHECKED_WORDS] if targets else []
         if not rare and not compounds:
             return {}
         held = self.corpus_words.present(list(dict.fromkeys(rare + compounds)), lang, principals)

@@ -7,7 +7,7 @@ import pytest
 from core.profile import TOTAL, recording
 from search.lexicon import Lexicon
 from search.spelling import (MAX_CHECKED_WORDS, MAX_JOINED_CHARS, MAX_JOINED_WORDS, MIN_SIMILARITY,
-                             SpellingCorrector, close_words, compound_candidates, spelled, suggestions,
+                             SpellingCorrector, close_words, rare_words, spelled, suggestions,
                              two_word_readings, typo_candidates)
 from search.vocabulary import CorpusWords
 from tests.search.passages import index_passages
@@ -42,15 +42,16 @@ def lemmatizer() -> Lemmatizer:
 
 def test_only_rare_plain_words_may_be_typos(lemmatizer):
     """Stop words, words the language knows, short words, numbers, codes and acronyms are meant as written."""
-    assert typo_candidates(lemmatizer, "krankmeldng ab wann brauche ich ein attest", "de") == ["krankmeldng"]
-    assert typo_candidates(lemmatizer, "Can I work from Thailand?", "en") == []
-    assert typo_candidates(lemmatizer, "lmt of HVX-4.2 on the VPN in 2025", "en") == []
+    asked = "krankmeldng ab wann brauche ich ein attest"
+    assert typo_candidates(rare_words(lemmatizer, asked, "de")) == ["krankmeldng"]
+    assert typo_candidates(rare_words(lemmatizer, "Can I work from Thailand?", "en")) == []
+    assert typo_candidates(rare_words(lemmatizer, "lmt of HVX-4.2 on the VPN in 2025", "en")) == []
 
 
 def test_only_words_rarer_than_the_common_ones_may_be_compounds(lemmatizer):
     """An inflected word the language uses often ("laufenden", "bestanden") is no compound to split."""
-    assert compound_candidates(lemmatizer, "Wie viel Verpflegungspauschale gibt es?", "de") == ["verpflegungspauschale"]
-    assert compound_candidates(lemmatizer, "Welche Tests haben die laufenden Geräte bestanden?", "de") == []
+    assert rare_words(lemmatizer, "Wie viel Verpflegungspauschale gibt es?", "de") == ["verpflegungspauschale"]
+    assert rare_words(lemmatizer, "Welche Tests haben die laufenden Geräte bestanden?", "de") == []
 
 
 def test_a_word_is_read_as_two_at_every_place_but_a_pasted_string_is_not():
@@ -62,7 +63,7 @@ def test_a_word_is_read_as_two_at_every_place_but_a_pasted_string_is_not():
 
 def test_a_pasted_text_has_only_its_first_rare_words_checked(lemmatizer):
     pasted = " ".join(f"zzq{chr(97 + i // 26)}{chr(97 + i % 26)}x" for i in range(3 * MAX_CHECKED_WORDS))
-    assert typo_candidates(lemmatizer, pasted, "en") == pasted.split()[:MAX_CHECKED_WORDS]
+    assert typo_candidates(rare_words(lemmatizer, pasted, "en")) == pasted.split()[:MAX_CHECKED_WORDS]
 
 
 def test_a_correction_is_searched_beside_the_word_as_typed():
@@ -141,7 +142,7 @@ def test_no_compound_is_split_without_a_lexicon_or_into_a_verb_s_prefix(correcto
     """"entsorge" (dispose of) is ent|sorge only to a splitter: the page's "Sorge" (worry) is no part of it, and
     no search for ducks ("Ente") either. The German word list counts "entsorge" rare, as it does "entsperren"."""
     assert corrector.run("Wie hoch ist die Verpflegungspauschale?", "de", [], lemmatizer) == {}
-    assert compound_candidates(lemmatizer, "wo entsorge ich Papier", "de") == ["entsorge"]
+    assert rare_words(lemmatizer, "wo entsorge ich Papier", "de") == ["entsorge"]
     assert splitting.run("wo entsorge ich Papier", "de", [], lemmatizer) == {}
 
 
