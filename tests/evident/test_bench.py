@@ -61,9 +61,9 @@ def test_bench_prints_every_figure_and_cleans_up(stores, settings, monkeypatch, 
         assert sum(float(node_cpu) for *_, node_cpu, _api in rows) > 0, out
         # the searches met the corpus's index as it serves: the re-ingest's old evidence merged away, one segment
         segments = stores.cat.segments(index=BENCH_ALIAS, format="json")
-        assert len({segment["segment"] for segment in segments}) == 1, [
+        assert len({segment["segment"] for segment in segments}) == 1, ([
             {key: segment[key] for key in ("segment", "generation", "docs.count", "docs.deleted", "committed",
-                                           "searchable")} for segment in segments], captured.err
+                                           "searchable")} for segment in segments], captured.err)
         assert not stores.indices.get(index=f"{BENCH_ALIAS}_scale-*", ignore_unavailable=True)
         assert not stores.indices.get(index="evident-searchlog-bench-*", ignore_unavailable=True)
     finally:
