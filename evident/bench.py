@@ -285,8 +285,10 @@ def measure_ingest(settings: Settings, client, corpus: list[str], log_dir: Path)
         say(f"ingest error: {error['file']}: {error['reason']}")
     # The re-ingest's old evidence merged away before any search, as the stack's beat does in the background
     # (``workers.maintenance``): the searches then meet the index as it serves, not the merges that follow an ingest.
-    if left := merge_deleted_away(client, settings.opensearch.index_alias):
-        say(f"{left} deleted evidence left after the merge (the shard's retention lease held them)")
+    started = time.perf_counter()
+    left = merge_deleted_away(client, settings.opensearch.index_alias)
+    kept = f"{left} left (the shard's retention lease held them)" if left else "none left"
+    say(f"the merge after the re-ingest took {time.perf_counter() - started:.0f} s; deleted evidence: {kept}")
     items = indexed_evidence(client, settings.opensearch.index_alias)
     views = embedded_views(settings)
     texts = [text for _i, _view, text in view_texts(items, views)]
