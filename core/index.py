@@ -304,7 +304,11 @@ def merge_deleted_away(client: OpenSearch, alias: str, step: float = DELETED_WAI
     agree on (``scripts/eval-bench.sh`` after its re-ingest; the stack's beat does the same in the background,
     ``expunge_deleted``): BM25 counts a deleted evidence until a merge drops it, and a merge keeps the deletes
     that the shard's retention lease still holds, which it does for the newest operations until its next renewal.
-    Returns the deleted documents left (0 unless the lease outlasted the wait)."""
+    Returns the deleted documents left (0 unless the lease outlasted the wait).
+
+    It ends with a commit (a flush): the merge that drops the deletes may be OpenSearch's own, which the force
+    merge's commit starts (the deletes it kept are below that commit, free to go) and no commit follows, so the
+    index on disk would keep the old segment beside the one searched until the next flush."""
     deleted = 0
     for attempt in range(steps + 1):
         merge_segments(client, alias)
@@ -312,6 +316,7 @@ def merge_deleted_away(client: OpenSearch, alias: str, step: float = DELETED_WAI
         if not deleted or attempt == steps:
             break
         time.sleep(step)
+    client.indices.flush(index=alias, force=True)
     return deleted
 
 
