@@ -394,7 +394,6 @@ def build_scale_index(client, settings: Settings, target: int) -> tuple[Settings
                               wait_for_completion=True, request_timeout=REINDEX_TIMEOUT)
         if done.get("failures"):
             raise RuntimeError(f"copying into {scale.opensearch.index_alias} failed: {done['failures'][:1]}")
-    client.indices.refresh(index=scale.opensearch.index_alias)
     merge_segments(client, scale.opensearch.index_alias)  # as ``evident reindex`` leaves an index
     return scale, client.count(index=scale.opensearch.index_alias)["count"]
 
