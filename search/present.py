@@ -34,8 +34,9 @@ FACET_FIELDS = ("space", "kind", "lang", "author")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
 _ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
 _ROW_PAIR = re.compile(r"^(.+?) is (.+)$", re.DOTALL)  # "Machine is Orbis EdgeBox E3"
-# A row's sentence in a longer text (a table, a section, a page): to the period that ends it, or the text's end.
-_ROW_SENTENCE = re.compile(r"Row \d+ in Table \d+: (.+?)(?:\.(?=\s|$)|$)", re.DOTALL)
+_ROW_START = re.compile(r"Row \d+ in Table \d+: ")  # a row's opening in a longer text (a table, a section, a page)
+_SENTENCE_END = re.compile(r"\.(?:\s+|$)")  # a full stop that may end a row: its cells' text has some too ("Dr.")
+_MORE_PAIRS = re.compile(r", and .+? is ", re.DOTALL)  # the row's cells go on: ", and Response time is"
 _COLUMNS_LINE = re.compile(r"Table \d+ columns: [^.]*\.\s*")  # "Table 1 columns: Machine, BIOS. "
 
 
@@ -106,8 +107,27 @@ def row_text(text: str) -> str:
 def tables_read(text: str) -> str:
     """A text's verbalized tables (a whole table, or a section or page holding one) row by row as headers and
     values ("Machine: X · BIOS: Y. Machine: Z · BIOS: W."), without the line naming the columns: it says nothing
-    the rows do not."""
-    return _ROW_SENTENCE.sub(lambda row: row_text(row.group(1)) + ".", _COLUMNS_LINE.sub("", text))
+    the rows do not. A row ends at the next row, or at the first full stop after which its cells do not go on
+    (``row_end``): "CTO (Dr. Henrike Vogelsang) after 1 hour, and Customer communication is ..." is one row."""
+    text = _COLUMNS_LINE.sub("", text)
+    out: list[str] = []
+    at = 0
+    starts = [found.start() for found in _ROW_START.finditer(text)] + [len(text)]
+    for start, following in zip(starts, starts[1:]):
+        end = row_end(text, start, following)
+        out += [text[at:start], row_text(text[start:end].rstrip()) + "."]
+        at = end + 1 if end < following and text[end] == "." else end
+    return "".join(out) + text[at:]
+
+
+def row_end(text: str, start: int, limit: int) -> int:
+    """Where the row opening at ``start`` ends (its closing full stop's position), before ``limit``: the first
+    full stop whose next sentence does not carry on the row's cells (``_MORE_PAIRS``), else ``limit``."""
+    stops = [found.start() for found in _SENTENCE_END.finditer(text, start, limit)]
+    for stop, after in zip(stops, [*stops[1:], limit]):
+        if not _MORE_PAIRS.search(text, stop + 1, after):
+            return stop
+    return limit
 
 
 def display_text(src: dict) -> str:

@@ -76,6 +76,19 @@ def test_table_rows_read_as_headers_and_values_in_a_row_a_table_or_a_section_and
     assert hit.snippet == "Sonderurlaub Eigene Hochzeit: 2 Tage. BIOS: E3.24. Einsätze auf See werden gesondert geregelt."
 
 
+def test_a_row_whose_cells_hold_full_stops_reads_whole_and_the_text_after_the_table_stays_apart():
+    """A title's abbreviation ("Dr.") or a cell of two sentences does not end the row; the prose after it is not
+    read as one of its cells."""
+    section = _evidence("5", "section", "Row 1 in Table 1: Severity is SEV-1, and Escalation is CTO (Dr. Henrike "
+                        "Vogelsang) after 1 hour, and Updates is Every hour. Row 2 in Table 1: Term is Freeze "
+                        "exception, and Definition is One fix after the code freeze. Only for blockers., and See also "
+                        "is —. Nights, and weekends too.", 0.9)
+    (hit,) = hits([Group([section], 1.0)], set())
+    assert hit.snippet == ("Severity: SEV-1 · Escalation: CTO (Dr. Henrike Vogelsang) after 1 hour · Updates: Every "
+                           "hour. Term: Freeze exception · Definition: One fix after the code freeze. Only for "
+                           "blockers. · See also: —. Nights, and weekends too.")
+
+
 def test_hits_keep_the_order_they_are_given_and_are_paged():
     """The searcher orders the pages (best match first, or newest first); a lower score listed first stays first."""
     ranked = hits([Group([_evidence("1", "passage", "a", 0.1)], 0.1),
