@@ -32,9 +32,9 @@ _REPEATING_KINDS = (kinds.PAGE, kinds.SECTION, kinds.PAGE_FACTS)
 SCORE_DECIMALS = 6  # scores are shown at this precision
 FACET_FIELDS = ("space", "kind", "lang", "author")
 FACET_SIZE = 20  # values counted per facet: more than a filter list shows at once
-_ROW_PREFIX = re.compile(r"^Row \d+ in Table \d+:\s*")  # how ``ingest.tables`` opens a row's text
+# How ``ingest.tables`` opens a row's text, alone or within a longer text (a table, a section, a page).
+_ROW_OPENING = re.compile(r"Row \d+ in Table \d+:\s*")
 _ROW_PAIR = re.compile(r"^(.+?) is (.+)$", re.DOTALL)  # "Machine is Orbis EdgeBox E3"
-_ROW_START = re.compile(r"Row \d+ in Table \d+: ")  # a row's opening in a longer text (a table, a section, a page)
 _SENTENCE_END = re.compile(r"\.(?:\s+|$)")  # a full stop that may end a row: its cells' text has some too ("Dr.")
 _MORE_PAIRS = re.compile(r", and .+? is ", re.DOTALL)  # the row's cells go on: ", and Response time is"
 _COLUMNS_LINE = re.compile(r"Table \d+ columns: [^.]*\.\s*")  # "Table 1 columns: Machine, BIOS. "
@@ -98,7 +98,8 @@ def row_text(text: str) -> str:
     """A table row as its header and values: "Row 3 in Table 1: Machine is X, and BIOS is Y" ->
     "Machine: X · BIOS: Y"."""
     pairs = []
-    for pair in _ROW_PREFIX.sub("", text).rstrip(".").split(", and "):
+    opening = _ROW_OPENING.match(text)
+    for pair in text[opening.end() if opening else 0:].rstrip(".").split(", and "):
         named = _ROW_PAIR.match(pair)
         pairs.append(f"{named.group(1)}: {named.group(2)}" if named else pair)
     return " · ".join(pairs)
@@ -112,11 +113,11 @@ def tables_read(text: str) -> str:
     text = _COLUMNS_LINE.sub("", text)
     out: list[str] = []
     at = 0
-    starts = [found.start() for found in _ROW_START.finditer(text)] + [len(text)]
+    starts = [found.start() for found in _ROW_OPENING.finditer(text)] + [len(text)]
     for start, following in zip(starts, starts[1:]):
         end = row_end(text, start, following)
         out += [text[at:start], row_text(text[start:end].rstrip()) + "."]
-        at = end + 1 if end < following and text[end] == "." else end
+        at = end + 1 if end < following else end  # past the row's full stop, when one ends it
     return "".join(out) + text[at:]
 
 
