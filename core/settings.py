@@ -234,11 +234,11 @@ class SearchConfig:
 
 @dataclass
 class RerankConfig:
-    """An optional cross-encoder that rescores the best fused candidates (``search.rerank``)."""
+    """An optional cross-encoder that rescores the best fused candidates (``search.rerank``): as many as each ranked
+    list fetches (``SearchConfig.candidates``), its ranking joined as one more list at BM25's weight. No
+    cross-encoder ships or is measured here, so the stage has no tuned numbers of its own."""
 
     model: str = ""  # a sentence-transformers CrossEncoder path or name; empty: no reranking
-    top_n: int = 20  # how many fused candidates get rescored
-    weight: float = 1.0  # of the cross-encoder score, against the fused score of the candidates
     device: str = "cpu"
 
 

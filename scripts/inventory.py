@@ -29,8 +29,6 @@ NOT_HEURISTICS = {"search.server_side": "the same fusion inside OpenSearch", "se
                   "rerank.model": "the optional reranker: no model by default, so nothing to switch off",
                   "rerank.device": "where the reranker runs",
                   "search.multilingual": "the multilingual stage, off by default: its gain and cost in docs/ranking.md"}
-# Numeric settings read only by a method or view today's settings do not use.
-DORMANT = {"rerank.top_n": "a reranker model", "rerank.weight": "a reranker model"}
 # Numeric settings that are another work's published default, never tuned here: not counted, as OpenSearch's own
 # defaults (the term suggester's) are not.
 PUBLISHED_DEFAULTS = {"search.rrf_k": "reciprocal rank fusion's k, 60 (Cormack, Clarke and Buettcher 2009)"}
@@ -87,16 +85,16 @@ def search_constants(folder: Path = ROOT / "search") -> dict[str, list[str]]:
 
 def setting_fields() -> dict[str, list[str]]:
     """The ranking settings (``SearchConfig``, ``RerankConfig``) as section.field, sorted into ``numbers``
-    (tuned numbers: int, float or a tuple of them), ``dormant`` (``DORMANT``) and ``switches`` (the rest);
+    (tuned numbers: int, float or a tuple of them) and ``switches`` (the rest);
     ``PUBLISHED_DEFAULTS`` left out."""
-    out: dict[str, list[str]] = {"numbers": [], "dormant": [], "switches": []}
+    out: dict[str, list[str]] = {"numbers": [], "switches": []}
     for section, config in (("search", SearchConfig()), ("rerank", RerankConfig())):
         for f in dataclasses.fields(config):
             value, path = getattr(config, f.name), f"{section}.{f.name}"
             number = (isinstance(value, (int, float)) and not isinstance(value, bool)) or (
                 isinstance(value, tuple) and bool(value) and all(isinstance(v, (int, float)) for v in value))
             if path not in PUBLISHED_DEFAULTS:
-                out["dormant" if path in DORMANT else "numbers" if number else "switches"].append(path)
+                out["numbers" if number else "switches"].append(path)
     return out
 
 
@@ -108,7 +106,7 @@ def rowed_paths() -> set[str]:
 def inventory() -> str:
     """The counts issue 47 caps, and what they count."""
     constants, settings = search_constants(), setting_fields()
-    tuned = settings["numbers"] + settings["dormant"] + constants["ranking"] + constants["verdict_card"]
+    tuned = settings["numbers"] + constants["ranking"] + constants["verdict_card"]
     rowed = [p for p in tuned if p in rowed_paths()]
     unclassified = [p for p in settings["switches"] if p not in NOT_HEURISTICS and p not in
                     {h.path for h in ablation.HEURISTICS}]
@@ -117,7 +115,6 @@ def inventory() -> str:
              f"{', '.join(rowed)}",
              f"  without one ({len(tuned) - len(rowed)}): {', '.join(p for p in tuned if p not in rowed)}",
              f"  settings that rank ({len(settings['numbers'])}): {', '.join(settings['numbers'])}",
-             f"  settings read by what is off today ({len(settings['dormant'])}): {', '.join(settings['dormant'])}",
              f"  search/ constants that rank ({len(constants['ranking'])}): {', '.join(constants['ranking'])}",
              f"  search/ constants of the verdict and the card, never reordering ({len(constants['verdict_card'])}):"
              f" {', '.join(constants['verdict_card'])}",

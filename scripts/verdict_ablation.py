@@ -59,10 +59,8 @@ IDENTITY = tuple((step / 1000, step / 1000) for step in range(1001))  # a map gi
 Row = ablation.Heuristic
 VERDICT_ROWS = (
     Row("verdict.STEM_CHARS", NEVER, "a word held by a word of its stem (5 letters)"),
-    Row("verdict.PREFIX_CHARS", NEVER, "a word held by a word opening with it (4 letters)"),
     Row("verdict.COMPOUND_PART_CHARS", NEVER, "a word held inside a compound (6 letters)"),
     Row("verdict.UNKNOWN_TERM_FACTOR", 1.0, "a word the corpus writes nowhere weighing more"),
-    Row("verdict.CARRIED_TERM_SHARE", 1.0, "carried terms at a share of their weight"),
     Row("verdict.AGREE_DEPTH", 1, "a list agreeing by its first three pages"),
     Row("verdict.AGREEMENT_SHARE", 0.0, "the lists' agreement in the signal"),
     Row("verdict.FOLLOW_UP_CALIBRATION", ONE_MAP, "a map of its own for follow-ups"),
@@ -74,7 +72,6 @@ CARD_ROWS = (
     Row("answer.ADDED_WEIGHT", 0.0, "the words a unit adds in its score"),
     Row("answer.ADDED_WORDS", 1, "added words counting up to four"),
     Row("answer.UNEMBEDDED_GAP", 0.0, "a unit without a vector set behind"),
-    Row("answer.CARD_CARRIED_SHARE", 0.5, "carried terms at a fifth of the verdict's share"),
     Row("answer.CARD_MIN_SCORE", float("-inf"), "the card's lowest score"),
     Row("answer.CARD_MIN_MARGIN", 0.0, "the card's lead over the next unit"),
 )

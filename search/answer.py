@@ -24,8 +24,9 @@ A sentence or list item also comes with its ``context``: the sentences or items 
 the sentence that names the value together with the one before it (what it is about) or after it (the
 condition, the next step); the card shows the unit in bold within them, as a featured snippet does.
 
-May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.grouping``, ``search.query``,
-``search.present`` (a row's text), ``search.sentences``, ``search.verdict`` and ``text``.
+May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.conversation`` (a carried term's share),
+``search.grouping``, ``search.query``, ``search.present`` (a row's text), ``search.sentences``, ``search.verdict``
+and ``text``.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from opensearchpy.exceptions import OpenSearchException
 
 from core.urls import safe_link
 from ingest import evidence as kinds
+from search.conversation import MIN_SHARE
 from search.grouping import Group
 from search.present import row_text
 from search.query import words
@@ -72,11 +74,12 @@ CARD_MIN_MARGIN = 0.15
 # The context around a sentence or list item: the neighbours nearest to it, after it first, up to about three lines
 # of the card; the unit alone when it is longer.
 CARD_CONTEXT_CHARS = 300
-# A follow-up's terms carried from earlier turns weigh this share of their rarity in a unit's coverage (the verdict
-# weighs them at half): the conversation's topic says which page, the question's own words say which sentence of it
-# answers. On the raw follow-ups of both bench files, a fifth of the verdict's share (0.1) about doubled the right
-# cards and kept the wrong ones near one in ten shown; none (0) let twice as many wrong ones through.
-CARD_CARRIED_SHARE = 0.1
+# A follow-up's terms carried from earlier turns weigh in a unit's coverage as terms that have all but faded out of
+# the conversation (the verdict weighs them at half): the conversation's topic says which page, the question's own
+# words say which sentence of it answers. On the raw follow-ups of both bench files, this share (0.1) about doubled
+# the right cards against the verdict's and kept the wrong ones near one in ten shown; none (0) let twice as many
+# wrong ones through.
+CARD_CARRIED_SHARE = MIN_SHARE
 # Card kinds by evidence kind: a row and a definition hold their answer whole; the rest answer by a sentence.
 CARD_KINDS = {kinds.TABLE_ROW: "table_row", kinds.TERM: "definition", kinds.PASSAGE: "sentence",
               kinds.PANEL: "sentence", kinds.PDF_PAGE: "sentence", kinds.LIST: "list_item",

@@ -30,6 +30,11 @@ _MIN_TERM_CHARS = 2
 # words are more than any typed question has (the bench's longest has 13); a pasted paragraph keeps its
 # 16 rarest.
 MAX_QUERY_TERMS = 16
+# The term suggester's own default min_word_length: a shorter word says too little by its letters. It has too many
+# one-edit neighbours ("limt": list, limit, lint) for spelling to choose from; a compound's head written shorter is
+# mostly a verb's prefix (ent|sorge, ver|…, zer|…); and the verdict holds a word by a longer one opening with it only
+# from this length ("edit" by "edited", not "art" by "article").
+MIN_WORD_CHARS = 4
 MAX_TRANSLATED_WORDS = 48
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Protocol
 
 from core.settings import RerankConfig
-from search.fusion import rank_shares
+from search.fusion import BM25_WEIGHT, rank_shares
 
 MAX_LENGTH = 256  # tokens of a (question, text) pair the cross-encoder reads: a question and a passage
-BATCH_SIZE = 16  # pairs scored at once: ``top_n`` (20) candidates in two batches on a CPU
+BATCH_SIZE = 16  # pairs scored at once: the candidates (``search.candidates``, 30) in two batches on a CPU
 
 
 class Reranker(Protocol):
@@ -77,13 +77,13 @@ def _passage(src: dict) -> str:
     return " — ".join(filter(None, [src.get("title", ""), heading, src.get("text", "")]))
 
 
-def rerank_candidates(reranker: Reranker, query: str, fused: list[dict], fusion: str, cfg: RerankConfig,
+def rerank_candidates(reranker: Reranker, query: str, fused: list[dict], fusion: str, depth: int,
                       rrf_k: int) -> list[dict]:
-    """The cross-encoder rescores the best ``top_n`` candidates; its ranking joins the fusion with
-    ``weight`` (as one more ranked list for RRF, as a min-max normalized score otherwise). Best first."""
-    top = fused[:cfg.top_n]
+    """The cross-encoder rescores the best ``depth`` candidates; its ranking joins the fusion at BM25's weight
+    (as one more ranked list for RRF, as a min-max normalized score otherwise). Best first."""
+    top = fused[:depth]
     scores = reranker.run(query, [_passage(it["_source"]) for it in top])
     order = sorted(range(len(top)), key=lambda i: -scores[i])
-    for i, share in zip(order, rank_shares([scores[i] for i in order], fusion, cfg.weight, rrf_k)):
+    for i, share in zip(order, rank_shares([scores[i] for i in order], fusion, BM25_WEIGHT, rrf_k)):
         top[i]["_score_fused"] += share
     return sorted(fused, key=lambda h: -h["_score_fused"])

@@ -377,8 +377,8 @@ class Searcher:
         if self.reranker is None or plan.mode == "baseline":
             return fused
         before = {id(item): item["_score_fused"] for item in fused}
-        reranked = rerank_candidates(self.reranker, query.resolved.text, fused, plan.fusion, self.settings.rerank,
-                                     self.settings.search.rrf_k)
+        reranked = rerank_candidates(self.reranker, query.resolved.text, fused, plan.fusion,
+                                     self.settings.search.candidates, self.settings.search.rrf_k)
         for item in reranked:
             added = item["_score_fused"] - before[id(item)]
             if added and "_parts" in item:

@@ -46,15 +46,12 @@ from opensearchpy import OpenSearch
 
 from search.cache import ExpiringCache
 from search.lexicon import COMPOUNDING_LANGUAGES, Lexicon
+from search.query import MIN_WORD_CHARS
 from search.vocabulary import KNOWN_SECONDS, KNOWN_WORDS, CorpusWords
 from text.detect import word_log_prob
 from text.lemmas import Lemmatizer
 from text.stopwords import stopwords
 
-# The term suggester's own default min_word_length: a shorter word has too many one-edit neighbours ("limt": list,
-# limit, lint) to choose from. A compound whose head is written shorter is mostly a verb with its prefix (ent|sorge,
-# ver|…, zer|…), not a compound, so a split's head is a word this long too.
-MIN_WORD_CHARS = 4
 # Log probability below which the language's word list counts a word rare: a typo to check, or a compound to split.
 # The lists (spacy-lookups-data) hold common misspellings too, below about -14 ("adress" -14.1, "responce" -15.6,
 # "interupt" -16.0), and real words a corpus may lack above it ("attest" -13.5, "saturation" -13.1, "thailand"

@@ -26,7 +26,7 @@ confidence: ``strong`` above ``STRONG_CONFIDENCE``, ``none`` below ``NONE_CONFID
 thing and the cuts say what they mean. The answer's verdict is its first result's; a search without results is
 ``none``, which the search log counts as a zero-hit query.
 
-May import ``search.grouping``, ``search.query`` and ``text``.
+May import ``search.conversation`` (a carried term's share), ``search.grouping``, ``search.query`` and ``text``.
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from search.grouping import Group
-from search.query import PART_JOINS, Query, distinct_words, words
+from search.conversation import TERM_DECAY
+from search.query import MIN_WORD_CHARS, PART_JOINS, Query, distinct_words, words
 from text.detect import word_log_prob
 
 STRONG, WEAK, NONE = "strong", "weak", "none"
@@ -45,8 +46,9 @@ VERDICTS = (STRONG, WEAK, NONE)
 # A word of this many letters shares its stem with its inflections ("verfällt", "verfallen": "verfa"); fewer tell
 # unrelated words apart too seldom ("release", "relevant" share four).
 STEM_CHARS = 5
-# A word opening with a term this long is one of its forms ("edit" -> "edited", "rate" -> "rates").
-PREFIX_CHARS = 4
+# A word opening with a term this long is one of its forms ("edit" -> "edited", "rate" -> "rates"): the shortest
+# word the spelling stage reads by its letters.
+PREFIX_CHARS = MIN_WORD_CHARS
 # A term this long found inside a longer word is part of a compound ("urlaub" in "resturlaub"); shorter ones sit
 # inside unrelated words too often ("rate" in "separate").
 COMPOUND_PART_CHARS = 6
@@ -58,8 +60,9 @@ TEXTS_KEPT = 4096
 # common word says only that the page words it otherwise. Twice to five times told out-of-corpus questions from
 # in-corpus ones alike on the tune halves; three sits in the middle.
 UNKNOWN_TERM_FACTOR = 3.0
-# Terms carried from earlier turns are the conversation's topic, not this question's own words: half a weight.
-CARRIED_TERM_SHARE = 0.5
+# Terms carried from earlier turns are the conversation's topic, not this question's own words: they weigh what a
+# term of the turn before weighs in the search, however far back they were asked.
+CARRIED_TERM_SHARE = TERM_DECAY
 # A ranked list agrees on a page that it ranks among its first three pages: the pages a reader looks at.
 AGREE_DEPTH = 3
 # The signal's share of agreement; coverage has the rest (coverage alone told in-corpus from out-of-corpus

@@ -2,7 +2,6 @@
 OpenSearch, no model."""
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import re
 
@@ -38,8 +37,6 @@ def test_every_switch_of_the_ranking_settings_is_a_heuristic_or_says_why_not():
     switches = inventory.setting_fields()["switches"]
     heuristics = {h.path for h in ablation.HEURISTICS}
     assert set(switches) <= heuristics | set(inventory.NOT_HEURISTICS)
-    assert set(inventory.DORMANT) <= {f"search.{f.name}" for f in dataclasses.fields(TODAY)} | {
-        "rerank.top_n", "rerank.weight"}
 
 
 def test_the_inventory_counts_constants_that_rank_apart_from_limits_and_the_verdicts(tmp_path):

@@ -127,8 +127,7 @@ def test_eval_misses_say_what_each_list_and_prior_added_to_the_gold_and_the_firs
                                                          ("merge", False, False), ("minmax", True, False)])
 def test_an_explained_search_keeps_parts_that_add_up_to_each_page_score(sample_corpus, searcher, settings,
                                                                          fusion, server_side, rerank):
-    config = dataclasses.replace(settings, search=dataclasses.replace(settings.search, server_side=server_side),
-                                 rerank=dataclasses.replace(settings.rerank, top_n=30, weight=3.0))
+    config = dataclasses.replace(settings, search=dataclasses.replace(settings.search, server_side=server_side))
     plain = searcher.search(SearchRequest(query="buoy", fusion=fusion))
     reranker = _PrefersTitle(plain.hits[1].title) if rerank else None
     explaining = Searcher(config, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,

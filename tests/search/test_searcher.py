@@ -185,11 +185,10 @@ def test_reranker_reorders_the_best_fused_candidates(sample_corpus, searcher, se
 
     before = searcher.search(SearchRequest(query="buoy", k=10))
     runner_up = before.hits[1]
-    config = dataclasses.replace(settings, rerank=dataclasses.replace(settings.rerank, top_n=30, weight=3.0))
     reranker = _PrefersTitle(runner_up.title)
-    reranked = Searcher(config, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
+    reranked = Searcher(settings, searcher.client, searcher.embedder, searcher.lemmatizer, searcher.lexicon,
                         reranker=reranker).search(SearchRequest(query="buoy", k=10))
-    assert reranker.seen == [30]
+    assert reranker.seen == [settings.search.candidates]
     assert reranked.hits[0].url == runner_up.url != before.hits[0].url
 
 
