@@ -202,13 +202,21 @@ class Lexicon:
 
     def _hyphenated(self, parts: list[str], source: str, target: str) -> list[str]:
         """A hyphenated word's translations: its parts' best senses side by side, a part the list does not
-        know (a version, a name) as written; none when no part is known."""
-        senses = [self.lookup(part, source, target)[:TRANSLATIONS_PER_TERM] if part.isalpha() else [] for part in parts]
+        know (a version, a name) as written; none when no part is known. A part that is a word of the target
+        language too is also meant as written: a compound joins a loanword by a hyphen ("Boot-Konfiguration" is a
+        boot configuration, not a boat's), and the corpus's senses (``translate``) tell which it is."""
+        senses = [self._part_senses(part, source, target) if part.isalpha() else [] for part in parts]
         if not any(senses):
             return []
         widest = max(len(found) for found in senses)
         return [" ".join(found[min(n, len(found) - 1)] if found else part for part, found in zip(parts, senses))
                 for n in range(widest)]
+
+    def _part_senses(self, part: str, source: str, target: str) -> list[str]:
+        """A hyphenated word's part's best senses, and the part as written when the target language has it."""
+        found = self.lookup(part, source, target)[:TRANSLATIONS_PER_TERM]
+        loanword = part.lower() in self.table.get((target, source), {}) and part.lower() not in found
+        return [*found, part.lower()] if loanword else found
 
     def compounds(self, terms: list[str], source: str, target: str) -> dict[str, list[str]]:
         """German compounds that two neighbouring terms may make in translation ("salary round" ->

@@ -39,6 +39,7 @@ from typing import Callable, Iterable
 from search.grouping import Group
 from search.conversation import TERM_DECAY
 from search.query import MIN_WORD_CHARS, PART_JOINS, Query, distinct_words, words
+from text.dates import date_tokens, date_words
 from text.detect import word_log_prob
 
 STRONG, WEAK, NONE = "strong", "weak", "none"
@@ -133,7 +134,8 @@ def question_terms(query: Query, carried_share: float | None = None) -> list[tup
     term and its translations; the terms carried from earlier turns at ``carried_share`` of their weight
     (``CARRIED_TERM_SHARE`` without one, read when the question is judged). A correction's term is held by the word
     as typed too: "pasword" asks for the password, and a typo the corpus writes nowhere is no sign of another
-    organisation's question."""
+    organisation's question. A word of a date the question names ("5", "Februar" of "5. Februar 2025") is held
+    where a page writes that date in any form ("2025-02-05"): it names the date, not a number or month of its own."""
     carried_share = CARRIED_TERM_SHARE if carried_share is None else carried_share
     translated: dict[str, set[str]] = {}
     for by_term in query.translated.values():
@@ -142,6 +144,8 @@ def question_terms(query: Query, carried_share: float | None = None) -> list[tup
     for typed, meant in query.respelled.items():
         for term in meant:
             translated.setdefault(term, set()).add(fold(typed))
+    for word, tokens in date_words(query.resolved.text).items():
+        translated.setdefault(word, set()).update(tokens)
     own = own_terms(query)
     return [*((rarity(term, query.lang), {fold(term), *translated.get(term, set())}) for term in own),
             *((carried_share * rarity(term, query.lang), {fold(term)}) for term in query.resolved.carried)]
@@ -184,20 +188,24 @@ def spelling_parts(spelling: str) -> tuple[str, ...]:
 
 def holds(spelling: str, text_words: TextWords) -> bool:
     """Whether a text of ``text_words`` writes ``spelling``: itself, a word of its stem, a word opening with it, a
-    compound holding it; every word of a translation of several words."""
+    compound holding it; every word of a translation of several words. A number, date or code has no stem: its
+    first letters are another one's too ("2025-02-05" and "2025-02-12", "ipc-520" and "ipc-540")."""
     parts = spelling_parts(spelling)
     if len(parts) > 1:
         return all(holds(part, text_words) for part in parts)
     return (spelling in text_words.exact
             or (len(spelling) >= PREFIX_CHARS and " " + spelling in text_words.joined)
-            or (len(spelling) >= STEM_CHARS and spelling[:STEM_CHARS] in text_words.stems)
+            or (len(spelling) >= STEM_CHARS and not any(c.isdigit() for c in spelling[:STEM_CHARS])
+                and spelling[:STEM_CHARS] in text_words.stems)
             or (len(spelling) >= COMPOUND_PART_CHARS and spelling in text_words.joined))
 
 
 @functools.lru_cache(maxsize=TEXTS_KEPT)
 def text_words_of(text: str) -> TextWords:
     """The folded words of a text, each code whole and by its parts ("ts-e4471", "ts", "e4471"): the question's
-    analysis splits a code at its hyphens and slashes, so either way of writing it is held. Kept per text
+    analysis splits a code at its hyphens and slashes, so either way of writing it is held. A date the text writes
+    adds its ISO tokens, as the lemma view holds them ("5 February 2025": "2025-02-05", "--02-05"), so a
+    question's date is held whatever form either writes it in. Kept per text
     (``TEXTS_KEPT``): the same evidence and words come back search after search, and their fold is most of the
     verdict's time."""
     # Each distinct word with a letter beyond ASCII folded once, not the text letter by letter (NFC first: a letter
@@ -205,6 +213,7 @@ def text_words_of(text: str) -> TextWords:
     found = distinct_words(text if text.isascii() else unicodedata.normalize("NFC", text))
     beyond_ascii = {word for word in found if not word.isascii()}
     found = (found - beyond_ascii) | {w for word in beyond_ascii for w in words(fold(word))}
+    found |= set(date_tokens(text))
     return TextWords.of(found | {part for word in found if "-" in word or "/" in word
                                  for part in PART_JOINS.split(word) if part})
 

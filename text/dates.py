@@ -21,6 +21,7 @@ MONTHS = {
 }
 _MONTH = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
+_WORD = re.compile(r"\w+")
 PATTERNS = [
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b"),
     re.compile(r"\b(?P<day>[0-3]?\d)\.(?P<month>[01]?\d)\.(?P<year>(?:19|20)\d\d)\b"),
@@ -30,9 +31,9 @@ PATTERNS = [
 ]
 
 
-def date_tokens(text: str) -> list[str]:
-    """ISO tokens for every date in the text, full (2025-02-05) and year-less (--02-05), in order, once each."""
-    found: list[str] = []
+def _dates(text: str) -> list[tuple[str, list[str]]]:
+    """Each date the text writes: as written, and its ISO tokens (full, then year-less)."""
+    found: list[tuple[str, list[str]]] = []
     for pattern in PATTERNS:
         for m in pattern.finditer(text):
             parts = m.groupdict()
@@ -43,5 +44,24 @@ def date_tokens(text: str) -> list[str]:
             tokens = [f"--{month:02d}-{day:02d}"]
             if parts.get("year"):
                 tokens.insert(0, f"{parts['year']}-{month:02d}-{day:02d}")
-            found += [t for t in tokens if t not in found]
+            found.append((m.group(0), tokens))
     return found
+
+
+def date_tokens(text: str) -> list[str]:
+    """ISO tokens for every date in the text, full (2025-02-05) and year-less (--02-05), in order, once each."""
+    found: list[str] = []
+    for _, tokens in _dates(text):
+        found += [t for t in tokens if t not in found]
+    return found
+
+
+def date_words(text: str) -> dict[str, list[str]]:
+    """Each lower-cased word a date of the text is written with ("5", "februar", "2025" of "5. Februar 2025") ->
+    that date's ISO tokens: a page that writes the date in another form ("2025-02-05") holds those words too."""
+    out: dict[str, list[str]] = {}
+    for written, tokens in _dates(text):
+        for word in _WORD.findall(written.lower()):
+            out.setdefault(word, [])
+            out[word] += [t for t in tokens if t not in out[word]]
+    return out

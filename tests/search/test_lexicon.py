@@ -28,6 +28,9 @@ Land {n} :: country; land
 halten {vt} | haltend | gehalten :: to keep | keeping | kept
 Runde {f} :: round; lap
 Jahrgang {m} /Jg./ :: volume /vol./; year
+Boot {n} :: boat
+Stiefel {m} :: boot
+Konfiguration {f} :: configuration
 """
 
 # The words of the question below and the parts of its compounds: every line of the installed list that gives one
@@ -96,6 +99,14 @@ def test_a_hyphenated_word_unknown_as_a_whole_is_translated_part_by_part(lexicon
     assert lexicon.lookup("4.1-Gehalt", "de", "en") == ["4.1 salary", "4.1 pay"]  # a version stays as written
     assert lexicon.lookup("salary-budget", "en", "de") == ["gehalt budget", "besoldung etat"]  # both directions
     assert lexicon.lookup("SEV-2", "de", "en") == []  # no part known: searched as written
+
+
+def test_a_hyphenated_words_part_that_the_other_language_writes_too_is_also_meant_as_written(lexicon):
+    # "Boot-Konfiguration" joins the English "boot" by a hyphen: the boat is the list's sense, the corpus tells
+    assert lexicon.lookup("Boot-Konfiguration", "de", "en") == ["boat configuration", "boot configuration"]
+    held = {"boot", "configuration"}  # an English page on boot configurations
+    assert lexicon.translate(["boot-konfiguration"], "de", "en", held=held) == ["boot", "configuration"]
+    assert lexicon.lookup("Boot", "de", "en") == ["boat"]  # a word alone is the list's: its page may say "boat"
 
 
 def test_translate_takes_the_best_senses_the_corpus_holds(lexicon):

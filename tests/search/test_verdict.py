@@ -83,6 +83,15 @@ def test_a_code_the_question_splits_is_held_where_the_page_writes_it_whole():
     assert coverage(asked, "TS-E2210 means a frame was dropped.") < 0.5  # its neighbour code is not it
 
 
+def test_a_date_is_held_where_the_page_writes_it_in_another_form_and_another_date_is_not_it():
+    asked = question_terms(query("Wer fehlte am 5. Februar 2025?",
+                                 ["fehlen", "5", "februar", "2025", "2025-02-05", "--02-05"], lang="de",
+                                 translated={"en": {"fehlen": ["missing", "absent"]}}))
+    assert coverage(asked, "2025-02-05 Weekly Sync. Absent: Greta (missing)") == 1.0
+    assert coverage(asked, "Weekly sync of 5 February 2025, Greta missing") == 1.0
+    assert coverage(asked, "2025-02-12 Weekly Sync. Greta missing") < 0.5  # the next week's page
+
+
 def test_a_name_the_corpus_writes_nowhere_lowers_the_confidence_more_than_one_it_writes_elsewhere():
     asked = query("When does the Rotterdam office close?", ["rotterdam", "office", "close"])
     found = page("https://w/offices", "Offices", "The office closes at 18:00.")
