@@ -195,8 +195,8 @@ def holds(spelling: str, text_words: TextWords) -> bool:
         return all(holds(part, text_words) for part in parts)
     return (spelling in text_words.exact
             or (len(spelling) >= PREFIX_CHARS and " " + spelling in text_words.joined)
-            or (len(spelling) >= STEM_CHARS and not any(c.isdigit() for c in spelling[:STEM_CHARS])
-                and spelling[:STEM_CHARS] in text_words.stems)
+            or (len(spelling) >= STEM_CHARS and spelling[:STEM_CHARS] in text_words.stems
+                and not any(c.isdigit() for c in spelling[:STEM_CHARS]))
             or (len(spelling) >= COMPOUND_PART_CHARS and spelling in text_words.joined))
 
 
@@ -211,9 +211,9 @@ def text_words_of(text: str) -> TextWords:
     # Each distinct word with a letter beyond ASCII folded once, not the text letter by letter (NFC first: a letter
     # and its accent written apart would split the word before the fold joins them).
     found = distinct_words(text if text.isascii() else unicodedata.normalize("NFC", text))
+    dates = date_tokens(text, found)  # read before the fold: a month's name as the date patterns write it ("märz")
     beyond_ascii = {word for word in found if not word.isascii()}
-    found = (found - beyond_ascii) | {w for word in beyond_ascii for w in words(fold(word))}
-    found |= set(date_tokens(text))
+    found = (found - beyond_ascii) | {w for word in beyond_ascii for w in words(fold(word))} | set(dates)
     return TextWords.of(found | {part for word in found if "-" in word or "/" in word
                                  for part in PART_JOINS.split(word) if part})
 

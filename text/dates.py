@@ -22,6 +22,7 @@ MONTHS = {
 _MONTH = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _WORD = re.compile(r"\w+")
+NUMERIC_PATTERNS = 2  # the first patterns, which write the month as a number; the others name it
 PATTERNS = [
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b"),
     re.compile(r"\b(?P<day>[0-3]?\d)\.(?P<month>[01]?\d)\.(?P<year>(?:19|20)\d\d)\b"),
@@ -31,10 +32,13 @@ PATTERNS = [
 ]
 
 
-def _dates(text: str) -> list[tuple[str, list[str]]]:
-    """Each date the text writes: as written, and its ISO tokens (full, then year-less)."""
+def _dates(text: str, words: set[str] | None = None) -> list[tuple[str, list[str]]]:
+    """Each date the text writes: as written, and its ISO tokens (full, then year-less). ``words``: the text's
+    lower-cased words when the caller has them; without a month name among them, the patterns that name a month
+    are not run (the one opening with a month's name is most of the time a long text takes)."""
     found: list[tuple[str, list[str]]] = []
-    for pattern in PATTERNS:
+    named = words is None or not MONTHS.keys().isdisjoint(words)
+    for pattern in PATTERNS if named else PATTERNS[:NUMERIC_PATTERNS]:
         for m in pattern.finditer(text):
             parts = m.groupdict()
             month = MONTHS[parts["mname"].lower()] if parts.get("mname") else int(parts["month"])
@@ -48,10 +52,11 @@ def _dates(text: str) -> list[tuple[str, list[str]]]:
     return found
 
 
-def date_tokens(text: str) -> list[str]:
-    """ISO tokens for every date in the text, full (2025-02-05) and year-less (--02-05), in order, once each."""
+def date_tokens(text: str, words: set[str] | None = None) -> list[str]:
+    """ISO tokens for every date in the text, full (2025-02-05) and year-less (--02-05), in order, once each
+    (``words``: the text's lower-cased words, if known, as ``_dates`` reads them)."""
     found: list[str] = []
-    for _, tokens in _dates(text):
+    for _, tokens in _dates(text, words):
         found += [t for t in tokens if t not in found]
     return found
 
