@@ -13,7 +13,7 @@ from typing import Callable, Iterable
 from opensearchpy.exceptions import OpenSearchException
 
 from core.settings import PROJECT_ROOT
-from evident.verdict_figures import format_verdicts, verdict_figures
+from evident.verdict_figures import card_rates, format_verdicts, verdict_figures
 from ingest.principals import principals
 from search.searcher import SearchRequest, Searcher, Turn
 from search.verdict import NONE
@@ -234,13 +234,14 @@ def report(outcomes: list[Outcome]) -> dict:
     result["restricted"] = {"n": len(restricted), "leaks": sum(o.leaked for o in restricted)}
     result["failed"] = [{"id": o.question.get("id", ""), "error": o.error} for o in outcomes if o.error]
     for name in BREAKDOWNS:
-        groups: dict[str, list[int | None]] = defaultdict(list)
+        groups: dict[str, list[Outcome]] = defaultdict(list)
         for o in outcomes:
             if name == "split" and "conv_id" in o.question:
-                groups[split_of(o.question["conv_id"])].append(o.rank)
+                groups[split_of(o.question["conv_id"])].append(o)
             elif name in o.question:
-                groups[str(o.question[name])].append(o.rank)
-        result[f"by_{name}"] = {key: figures(ranks).as_dict() for key, ranks in sorted(groups.items())}
+                groups[str(o.question[name])].append(o)
+        result[f"by_{name}"] = {key: {**figures([o.rank for o in found]).as_dict(), "cards": card_rates(found)}
+                                for key, found in sorted(groups.items())}
     result.update(verdict_figures(outcomes, lambda o: split_of(o.question.get("conv_id", o.question.get("id", "")))))
     return result
 
@@ -250,13 +251,15 @@ def format_table(result: dict) -> str:
     lines = [f"restricted questions: {restricted.get('n', 0)}, restricted page shown to an outsider: "
              f"{restricted.get('leaks', 0)}",
              *(f"search failed (counted as a miss): {f['id']}: {f['error']}" for f in result.get("failed", [])),
-             f"{'':24} {'n':>4} {'P@1':>6} {'hit@5':>6} {'MRR':>6}",
+             f"{'':24} {'n':>4} {'P@1':>6} {'hit@5':>6} {'MRR':>6}  cards right / wrong of shown",
              f"{'overall':24} {result['n']:>4} {result['p_at_1']:>6.3f} {result['hit_at_5']:>6.3f} "
              f"{result['mrr']:>6.3f}"]
     for name in BREAKDOWNS:
         for key, f in result.get(f"by_{name}", {}).items():
+            cards = f.get("cards", {})
             lines.append(f"{name + '=' + key:24} {f['n']:>4} {f['p_at_1']:>6.3f} {f['hit_at_5']:>6.3f} "
-                         f"{f['mrr']:>6.3f}")
+                         f"{f['mrr']:>6.3f}" + (f"  {cards['right']:.3f} / {cards['wrong_of_shown']:.3f}"
+                                                 if cards else ""))
     return "\n".join(lines + format_verdicts(result))
 
 

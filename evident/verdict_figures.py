@@ -57,8 +57,6 @@ def verdict_figures(outcomes: list, half: Callable[[object], str] = lambda outco
     wrong = [o for o in outcomes if o.rank != 1]
     strong = [o for o in outcomes if o.verdict == STRONG]
     below = [o for o in outcomes if o.rank and o.rank > 1 and o.verdict != NONE]  # a right page under a matching one
-    cards = [(o, card_right(o.card, o.question)) for o in outcomes if o.card is not None]
-    checked = [(o, ok) for o, ok in cards if ok is not None]
     return {"verdicts": {v: rate(sum(o.verdict == v for o in outcomes), n) for v in VERDICTS},
             "not_strong": rate(n - len(strong), n),
             "strong_when_right": rate(sum(o.verdict == STRONG for o in right), len(right)),
@@ -66,14 +64,22 @@ def verdict_figures(outcomes: list, half: Callable[[object], str] = lambda outco
             "right_when_strong": rate(sum(o.rank == 1 for o in strong), len(strong)),
             "confidence_when_strong": rate(sum(o.confidence for o in strong), len(strong)),
             "right_page_below": len(below), "right_page_set_apart": sum(o.set_apart for o in below),
-            "cards": {"shown": rate(len(cards), n), "right": rate(sum(bool(ok) for _, ok in checked), n),
-                      "wrong_of_shown": rate(sum(ok is False for _, ok in checked), len(checked))},
+            "cards": card_rates(outcomes),
             "calibration_fit": calibration_fit([(o.signal, o.rank == 1) for o in outcomes
                                                 if o.urls and not o.follow_up]),
             "follow_up_calibration_fit": calibration_fit([(o.signal, o.rank == 1) for o in outcomes
                                                           if o.urls and o.follow_up]),
             "calibration_points": [[o.signal, int(o.rank == 1), int(o.follow_up), half(o)]
                                    for o in outcomes if o.urls]}
+
+
+def card_rates(outcomes: list) -> dict:
+    """Of ``outcomes``, the share shown a card, the share shown a right one, and the share of shown cards (with a
+    gold span to judge them by) that are wrong."""
+    cards = [card_right(o.card, o.question) for o in outcomes if o.card is not None]
+    checked = [ok for ok in cards if ok is not None]
+    return {"shown": rate(len(cards), len(outcomes)), "right": rate(sum(checked), len(outcomes)),
+            "wrong_of_shown": rate(sum(not ok for ok in checked), len(checked))}
 
 
 def calibration_fit(pairs: list[tuple[float, bool]]) -> list[list[float]]:

@@ -47,7 +47,9 @@ def test_eval_scores_a_questions_file(sample_corpus, settings, tmp_path, evident
     n = len(facts) + 1
     assert report["n"] == n
     assert report["p_at_1"] == round(len(facts) / n, 4) and report["hit_at_5"] == round(len(facts) / n, 4)
-    assert report["by_lang"]["de"] == {"n": 1, "p_at_1": 1.0, "hit_at_5": 1.0, "mrr": 1.0}
+    assert report["by_lang"]["de"] == {"n": 1, "p_at_1": 1.0, "hit_at_5": 1.0, "mrr": 1.0,
+                                       "cards": report["by_lang"]["de"]["cards"]}
+    assert set(report["by_lang"]["de"]["cards"]) == {"shown", "right", "wrong_of_shown"}
     assert report["by_answer_source"]["passage"]["p_at_1"] == 0.0
     restricted = sum(f["Visible to"] != "everyone" for f in facts)
     assert report["restricted"] == {"n": restricted, "leaks": 0}

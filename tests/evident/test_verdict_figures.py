@@ -1,7 +1,7 @@
 """The verdict and card figures of ``evident eval``: a right card, the calibration fit."""
 from __future__ import annotations
 
-from evident.evaluation import Outcome
+from evident.evaluation import Outcome, report
 from evident.verdict_figures import CALIBRATION_BIN, calibration_fit, card_right, format_verdicts, verdict_figures
 
 
@@ -61,3 +61,16 @@ def test_a_right_page_under_a_matching_first_page_is_counted_when_it_is_set_apar
     result = verdict_figures(outcomes)
     assert (result["right_page_below"], result["right_page_set_apart"]) == (2, 1)
     assert "right page below a matching first page: 2, shown as less related 1" in format_verdicts(result)
+
+
+def test_the_cards_are_reported_by_answer_source_and_language_too():
+    gold = "Lost or stolen devices are always handled as P1."
+    right, wrong = {"text": gold, "context": ""}, {"text": "Log in to Tessera with your Talvik ID.", "context": ""}
+    outcomes = [Outcome({"id": "t1", "lang": "en", "answer_source": "table", "evidence": gold}, 1, ["u"], card=right),
+                Outcome({"id": "t2", "lang": "de", "answer_source": "table", "evidence": gold}, 1, ["u"], card=wrong),
+                Outcome({"id": "p1", "lang": "en", "answer_source": "passage", "evidence": gold}, 1, ["u"])]
+    result = report(outcomes)
+    assert result["by_answer_source"]["table"]["cards"] == {"shown": 1.0, "right": 0.5, "wrong_of_shown": 0.5}
+    assert result["by_answer_source"]["passage"]["cards"] == {"shown": 0.0, "right": 0.0, "wrong_of_shown": 0.0}
+    assert result["by_lang"]["de"]["cards"]["wrong_of_shown"] == 1.0 and result["by_lang"]["en"]["cards"]["right"] == 0.5
+    assert result["cards"] == {"shown": 0.6667, "right": 0.3333, "wrong_of_shown": 0.5}
