@@ -96,8 +96,9 @@ HEURISTICS = (
 # Tuned numbers, each at the value it would have untuned: a field or a share unboosted (1), no fade-out (0), the
 # plain power (1), every word kept (1 letter), every word checked for spelling, the suggester's likeness.
 # A constant is read when a search runs, so it is set on its module while its configuration is evaluated; one the word
-# list's loading reads (``LOADED``) is set while the list is loaded again for its configuration. A limit's depth has
-# no untuned value and no row.
+# list's loading reads (``LOADED``) is set while the list is loaded again for its configuration. The depth each
+# ranked list fetches is untuned at OpenSearch's default size (10 hits), the near-duplicate fold's distance at the
+# value its method was published with (3 of 64 SimHash bits, Manku et al. 2007).
 NUMBERS = (
     Heuristic("retrievers.TITLE_BOOST", 1, "a title's BM25 boost"),
     Heuristic("retrievers.FIELD_BOOST", 1, "the evidence's own fields' BM25 boost (words, headings, keywords, lemmas)"),
@@ -114,6 +115,8 @@ NUMBERS = (
     Heuristic("lexicon.TRANSLATIONS_PER_TERM", 4, "the translations of a word searched (every one the list keeps)"),
     Heuristic("lexicon._MAX_WORDS", 99, "the words of a dictionary phrase kept as a translation (every phrase)"),
     Heuristic("lexicon._KEPT_TRANSLATIONS", 99, "the senses the word list keeps a word (every one)"),
+    Heuristic("search.candidates", 10, "the evidence each ranked list fetches (OpenSearch's default size)"),
+    Heuristic("search.near_duplicate_bits", 3, "the near-duplicate fold's distance (the published 3 of 64 bits)"),
 )
 LOADED = {"lexicon._MAX_WORDS", "lexicon._KEPT_TRANSLATIONS"}  # read as the word list loads, not as a search runs
 _RELOADED: dict[str, object] = {}  # each of ``LOADED``'s word lists, loaded under its row's value
