@@ -434,7 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     retrieval_flags(p)
     p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser("eval", help="P@1, hit@5 and MRR over a questions file")
+    p = sub.add_parser("eval", help="P@1, hit@5, MRR, verdicts and answer cards over a questions file, by slice")
     p.add_argument("questions", metavar="QUESTIONS.jsonl")
     p.add_argument("--field", default="completed_question",
                    help="question field (default completed_question; 'question' uses conversation history)")

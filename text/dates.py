@@ -22,14 +22,15 @@ MONTHS = {
 _MONTH = "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True))
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _WORD = re.compile(r"\w+")
-NUMERIC_PATTERNS = 2  # the first patterns, which write the month as a number; the others name it
-PATTERNS = [
+NUMERIC_PATTERNS = (  # the month as a number
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<month>[01]?\d)-(?P<day>[0-3]?\d)\b"),
     re.compile(r"\b(?P<day>[0-3]?\d)\.(?P<month>[01]?\d)\.(?P<year>(?:19|20)\d\d)\b"),
+)
+NAMED_PATTERNS = (  # the month by its name
     re.compile(rf"\b(?P<day>[0-3]?\d)(?:\.|st|nd|rd|th)?\s+(?:de\s+)?(?P<mname>{_MONTH})\.?(?:\s+(?:de\s+)?{_YEAR})?\b",
                re.IGNORECASE),
     re.compile(rf"\b(?P<mname>{_MONTH})\.?\s+(?P<day>[0-3]?\d)(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b", re.IGNORECASE),
-]
+)
 
 
 def _dates(text: str, words: set[str] | None = None) -> list[tuple[str, list[str]]]:
@@ -38,7 +39,7 @@ def _dates(text: str, words: set[str] | None = None) -> list[tuple[str, list[str
     are not run (the one opening with a month's name is most of the time a long text takes)."""
     found: list[tuple[str, list[str]]] = []
     named = words is None or not MONTHS.keys().isdisjoint(words)
-    for pattern in PATTERNS if named else PATTERNS[:NUMERIC_PATTERNS]:
+    for pattern in (*NUMERIC_PATTERNS, *NAMED_PATTERNS) if named else NUMERIC_PATTERNS:
         for m in pattern.finditer(text):
             parts = m.groupdict()
             month = MONTHS[parts["mname"].lower()] if parts.get("mname") else int(parts["month"])
