@@ -50,6 +50,7 @@ API_START_SECS = 5  # the API counts as up once it answers on its port; this onl
 WORKER_STOP_WAIT_SECS = 60  # Celery's warm shutdown lets the file in hand finish
 API_STOP_WAIT_SECS = 15  # gunicorn lets its workers finish their searches for 10 s, then stops them
 LOG_TAIL_LINES = 40  # what a crash report shows of each log
+SUPERVISORD_LOG_LINES = 400  # how far back a crash report looks in supervisord's log for the program's runs
 SCALED = ("opensearch", "worker")  # the parts of which `up` may run several programs
 
 
@@ -259,13 +260,22 @@ def _prepare(settings: Settings, sdir: Path, name: str, bootstrap: bool) -> Prog
                    stop_wait_secs=WORKER_STOP_WAIT_SECS if part == "worker" else API_STOP_WAIT_SECS)
 
 
+def _supervisord_record(sv: Supervisor, name: str) -> str:
+    """supervisord's own lines on ``name``: each spawn, and each exit with its status or signal. A run that died
+    and was retried leaves its cause only here: the program's log ends with the retry's output."""
+    lines = tail(sv.log_dir / "supervisord.log", SUPERVISORD_LOG_LINES).splitlines()
+    return "\n".join(line for line in lines if f"'{name}'" in line or f": {name} " in line)
+
+
 def _crash_report(sv: Supervisor, name: str, why: str) -> ServiceError:
-    """``why`` and the end of the program's output; OpenSearch's own log when it printed nothing."""
+    """``why``, supervisord's record of the program's runs and the end of its output; OpenSearch's own log when it
+    printed nothing."""
     log, output = sv.log_dir / f"{name}.log", sv.log_tail(name, LOG_TAIL_LINES)
     if not output.strip() and part_of(name) == "opensearch":
         log = opensearch.node_paths(sv.state_dir, number_of(name))["log"]
         output = tail(log, LOG_TAIL_LINES)
-    return ServiceError(f"{why}\n--- last lines of {log} ---\n{output}")
+    return ServiceError(f"{why}\n--- supervisord on {name} ---\n{_supervisord_record(sv, name)}"
+                        f"\n--- last lines of {log} ---\n{output}")
 
 
 def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> None:
@@ -275,10 +285,14 @@ def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> N
     name_label, deadline = label(name), time.monotonic() + READY_TIMEOUT[part_of(name)]
     while True:
         info = sv.info(name) or {"statename": "UNKNOWN", "start": None, "exitstatus": None}
-        if info["statename"] in DOWN_STATES or info["start"] != first["start"]:
+        if info["statename"] in DOWN_STATES:
             sv.kill_program(name)
             raise _crash_report(sv, name, f"{name_label} exited during start-up (supervisord: {info['statename']}, "
                                           f"exit status {info['exitstatus']}); it was stopped")
+        if info["start"] != first["start"]:
+            sv.kill_program(name)
+            raise _crash_report(sv, name, f"{name_label} exited during start-up and supervisord started it again "
+                                          "(its exit is in supervisord's record below); it was stopped")
         if info["statename"] == "RUNNING" and _answers(settings, name):
             return
         if time.monotonic() > deadline:

@@ -3,6 +3,7 @@ to an OpenSearch node. Imported by name from the test modules beside it for the 
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import socket
 import tempfile
@@ -18,6 +19,8 @@ from evident.stack.opensearch import TRANSPORT_PORT_OFFSET
 from evident.stack.supervisor import Supervisor
 
 OPENSEARCH_REQUEST_TIMEOUT = 60  # seconds: a wait_for_status request on a node that is still allocating
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")  # the ports Linux gives outgoing connections
+FIRST_TEST_PORT = 20000  # test ports start here: above the services' defaults (5555, 6379, 8000, 9200, 9300)
 
 
 def request_json(base: str, method: str, path: str, body=None) -> dict:
@@ -32,9 +35,13 @@ def request_json(base: str, method: str, path: str, body=None) -> dict:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A free loopback port below the kernel's ephemeral range. A port taken there (port 0) and let go is handed out
+    again to outgoing connections, and a server that binds it a minute later (a JVM still loading) finds it taken."""
+    below = int(EPHEMERAL_RANGE.read_text().split()[0]) - max(CLUSTER_OFFSETS)
+    while True:
+        port = random.randrange(FIRST_TEST_PORT, below)
+        if port_free(port):
+            return port
 
 
 def port_free(port: int) -> bool:

@@ -278,6 +278,7 @@ def test_crash_during_start_reports_log(own):
     with pytest.raises(ServiceError, match="OpenSearch exited during start-up") as info:
         launcher.up(own, ("opensearch",))
     assert "last lines of" in str(info.value) and "heap" in str(info.value).lower()
+    assert "exited: opensearch (exit status 1; not expected)" in str(info.value)  # supervisord's record of the run
     assert not Supervisor(Path(own.services.state_dir)).running()
 
 
