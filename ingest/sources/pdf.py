@@ -5,8 +5,9 @@ dropped; headings, lists and paragraphs are recognised (``pdf_structure``); rule
 and verbalized with ``ingest.tables`` and their text is kept out of the passages (``pdf_tables``).
 Here the pieces become blocks: the lines of a paragraph are joined (words hyphenated at a line end
 joined, real hyphens kept: ``text.hyphenation``), a paragraph cut by a page break is finished on the
-page where it starts, consecutive paragraphs under one heading on one page become one ``passage``
-block, and each list one ``list`` block.
+page where it starts and its rest opens the next page's passage too (a link to that page shows the words
+there), consecutive paragraphs under one heading on one page become one ``passage`` block, and each list
+one ``list`` block.
 
 A page without a text layer but with images is rendered and read by Tesseract (``pdf_ocr``); its
 blocks carry ``{"ocr": True, "ocr_confidence": mean word confidence}``. Every page also yields one
@@ -250,7 +251,6 @@ def _emit(pages: list[Page], structured: list[list], words: frozenset[str]) -> l
                     paras[-1] = join_line(paras[-1], text, words)
                     block.text = "\n\n".join(paras)
                     open_para = None
-                    continue
                 passage.append(text)
             elif isinstance(el, ItemList):
                 flush()

@@ -69,12 +69,14 @@ def test_hyphenation(structured):
     assert "Baden-Württemberg" in scope.text  # a real hyphen before a capital stays
 
 
-def test_paragraph_across_a_page_break_stays_on_its_first_page(structured):
+def test_paragraph_across_a_page_break_is_whole_on_its_first_page_and_its_rest_opens_the_next(structured):
     receipts = [b for b in of_kind(structured, "passage") if b.heading_path == ["2 Limits", "2.1 Receipts"]]
     assert [b.page for b in receipts] == [2, 3]
     assert receipts[0].text.endswith("the amount and the purpose, written by hand on the receipt or added "
                                      "as a note in the portal.")
-    assert receipts[1].text == "Missing receipts are replaced by a signed statement of the traveller."
+    # where a reader who follows a link to page 3 finds them: the paragraph's last words, then the next one
+    assert receipts[1].text == ("purpose, written by hand on the receipt or added as a note in the portal.\n\n"
+                                "Missing receipts are replaced by a signed statement of the traveller.")
     # the page itself still shows what is printed on it
     page3 = of_kind(structured, "pdf_page", 3)[0]
     assert page3.text.startswith("purpose, written by hand")
