@@ -285,14 +285,12 @@ def _wait_ready(sv: Supervisor, settings: Settings, name: str, first: dict) -> N
     name_label, deadline = label(name), time.monotonic() + READY_TIMEOUT[part_of(name)]
     while True:
         info = sv.info(name) or {"statename": "UNKNOWN", "start": None, "exitstatus": None}
-        if info["statename"] in DOWN_STATES:
+        down = info["statename"] in DOWN_STATES
+        if down or info["start"] != first["start"]:
             sv.kill_program(name)
-            raise _crash_report(sv, name, f"{name_label} exited during start-up (supervisord: {info['statename']}, "
-                                          f"exit status {info['exitstatus']}); it was stopped")
-        if info["start"] != first["start"]:
-            sv.kill_program(name)
-            raise _crash_report(sv, name, f"{name_label} exited during start-up and supervisord started it again "
-                                          "(its exit is in supervisord's record below); it was stopped")
+            how = (f"(supervisord: {info['statename']}, exit status {info['exitstatus']})" if down else
+                   "and supervisord started it again (its exit is in supervisord's record below)")
+            raise _crash_report(sv, name, f"{name_label} exited during start-up {how}; it was stopped")
         if info["statename"] == "RUNNING" and _answers(settings, name):
             return
         if time.monotonic() > deadline:
