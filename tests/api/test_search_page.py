@@ -12,6 +12,7 @@ from tests.api.test_pages import served  # noqa: F401 - the app on loopback, sig
 from tests.test_samples import facts_table
 
 RUNBOOK_EDITOR = "Tomasz Wierzbicki"  # who last changed the sample runbook (its version.by.displayName)
+ASKING = "(asked, no answer yet)"  # the answer line's text while a test waits; the page never writes it
 # What the page shows: each result's title, type label, facts line and link; the chip, the suggestion, the
 # answer card, the filters ticked, the meta line, whether "More results" is offered, the address.
 SHOWN = """(() => ({
@@ -41,13 +42,14 @@ def opened(page, url: str, wait: str = ANSWERED) -> dict:
 
 
 def asked(page, question: str) -> dict:
-    """Type a question into the box and press Enter; what the page shows once it answered."""
-    before = page.evaluate("document.getElementById('meta').textContent")
+    """Type a question into the box and press Enter; what the page shows once it answered. The answer line is
+    marked first and the wait is for the page to rewrite it: two answers may read alike ("6 pages · 84 ms")."""
+    page.evaluate(f"document.getElementById('meta').textContent = {ASKING!r}")
     page.click("#q")
     page.evaluate("document.getElementById('q').value = ''")
     page.type(question)
     page.press("Enter")
-    page.wait_for(f"document.getElementById('meta').textContent !== {before!r}", f"an answer to {question!r}")
+    page.wait_for(f"document.getElementById('meta').textContent !== {ASKING!r}", f"an answer to {question!r}")
     return page.evaluate(SHOWN)
 
 
