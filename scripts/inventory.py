@@ -46,7 +46,7 @@ NOT_TUNED = {
     "SNIPPET_LEAD": "display", "MIN_MARKED_CHARS": "display", "MAX_MORE": "display", "FACET_SIZE": "display",
     "MIN_WORD_CHARS": "the term suggester's default min_word_length", "ONE_EDIT_MAX_CHARS": "Lucene's AUTO fuzziness",
     "CARD_MAX_CHARS": "display", "CARD_CONTEXT_CHARS": "display", "PHRASES_NAMED": "display",
-    "MAX_LENGTH": "model input",
+    "MAX_LENGTH": "model input", "SHORT_INFLECTED_CHARS": "cost bound", "WORDS_KEPT": "cache",
     "BATCH_SIZE": "cost", "TIMEOUT": "LLM call", "MAX_TOKENS": "LLM call", "TEMPERATURE": "LLM call",
 }
 # Modules whose tuned numbers judge the first page (verdict) or choose the answer card: they never reorder pages.

@@ -41,6 +41,7 @@ from search.conversation import TERM_DECAY
 from search.query import MIN_WORD_CHARS, PART_JOINS, Query, distinct_words, words
 from text.dates import date_tokens, date_words
 from text.detect import word_log_prob
+from text.lemmas import default_lemmatizer
 
 STRONG, WEAK, NONE = "strong", "weak", "none"
 VERDICTS = (STRONG, WEAK, NONE)
@@ -50,12 +51,16 @@ STEM_CHARS = 5
 # A word opening with a term this long is one of its forms ("edit" -> "edited", "rate" -> "rates"): the shortest
 # word the spelling stage reads by its letters.
 PREFIX_CHARS = MIN_WORD_CHARS
+# The longest word whose lemma may be shorter than ``PREFIX_CHARS`` ("running" -> "run"): longer words are not
+# looked up, which only saves time.
+SHORT_INFLECTED_CHARS = 7
 # A term this long found inside a longer word is part of a compound ("urlaub" in "resturlaub"); shorter ones sit
 # inside unrelated words too often ("rate" in "separate").
 COMPOUND_PART_CHARS = 6
 # Texts whose words are kept (``text_words_of``): the evidence of the pages a few hundred searches judged, and the
 # words of their answer-card units, some tens of MB; as many spellings split (``spelling_parts``), far smaller.
 TEXTS_KEPT = 4096
+WORDS_KEPT = 65_536  # short words whose lemmas are kept (``short_lemmas``): a corpus's short words, a few MB
 # A term of the question's own that the corpus writes nowhere (another organisation's name, a product this one never
 # wrote about) weighs this many times its rarity: it says the question is not about this corpus, where a missing
 # common word says only that the page words it otherwise. Twice to five times told out-of-corpus questions from
@@ -214,8 +219,25 @@ def text_words_of(text: str) -> TextWords:
     dates = date_tokens(text, found)  # read before the fold: a month's name as the date patterns write it ("märz")
     beyond_ascii = {word for word in found if not word.isascii()}
     found = (found - beyond_ascii) | {w for word in beyond_ascii for w in words(fold(word))} | set(dates)
-    return TextWords.of(found | {part for word in found if "-" in word or "/" in word
-                                 for part in PART_JOINS.split(word) if part})
+    return TextWords.of(found | short_lemmas(found) | {part for word in found if "-" in word or "/" in word
+                                                       for part in PART_JOINS.split(word) if part})
+
+
+def short_lemmas(found: Iterable[str]) -> set[str]:
+    """The lemmas shorter than ``PREFIX_CHARS`` of the words ``found`` that inflect them ("days" -> "day", "tage" ->
+    "tag", "paid" -> "pay"), in each language with a lemma table: a question's term is its lemma, and a term that
+    short is held by no stem or prefix rule, so without its lemma a page writing "30 working days" would not hold
+    the question's "day"."""
+    return {lemma for word in found if word.isalpha() and len(word) <= SHORT_INFLECTED_CHARS
+            for lemma in _short_lemmas_of(word)}
+
+
+@functools.lru_cache(maxsize=WORDS_KEPT)
+def _short_lemmas_of(word: str) -> tuple[str, ...]:
+    """``short_lemmas`` of one word, kept: a corpus's pages share most of their short words."""
+    lemmatizer = default_lemmatizer()
+    lemmas = {fold(lemmatizer.word_lemma(word, lang)) for lang in lemmatizer.languages}
+    return tuple(lemma for lemma in lemmas if lemma != word and len(lemma) < PREFIX_CHARS)
 
 
 def coverage(terms: list[tuple[float, set[str]]], text: str) -> float:

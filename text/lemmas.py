@@ -238,6 +238,10 @@ class Lemmatizer:
         pipe = _pipeline(self._lang(lang))
         return [self._lemmas_of(doc, pipe) for doc in self._docs(texts, pipe)]
 
+    def word_lemma(self, word: str, lang: str) -> str:
+        """The lowercase lemma of one word (its lowercase self where the language has no table entry for it)."""
+        return _pipeline(self._lang(lang))._lemma_word(word)
+
     def analyze(self, text: str, lang: str) -> list[Token]:
         """Tokens with surface form, lemma and kind; punctuation kept (as phrase boundaries), line breaks
         kept as a "\\n" punct token, other whitespace dropped."""

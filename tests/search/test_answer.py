@@ -162,6 +162,18 @@ def test_two_rows_answering_alike_show_together_and_a_third_leaves_the_card_unsu
     assert answer_card(Group([*rows, third], 1.0), STRONG_PAGE, question_terms(asked)) is None
 
 
+def test_a_row_does_not_win_the_card_by_writing_the_questions_word_uninflected():
+    """"How many vacation days do I get?" names no country: the rows of the entitlement table answer alike, though
+    only the first writes "day" as the question does ("five-day week") and the others "days"."""
+    asked = query("How many vacation days do I get?", ["vacation", "day"])
+    rows = [evidence("table_row", f"Row {n} in Table 1: Country is {country}, and Annual leave is {days} working "
+                                  f"days, and Notes is {note}", lang="en", id=f"row-{n}", title="Vacation Policy")
+            for n, (country, days, note) in enumerate([("Germany", 30, "Based on a five-day week"),
+                                                       ("Czech Republic", 25, "Plus 3 paid wellness days"),
+                                                       ("United States", 20, "Plus 5 floating holidays")], start=1)]
+    assert answer_card(Group(rows, 1.0), STRONG_PAGE, question_terms(asked)) is None
+
+
 def test_a_follow_ups_card_answers_its_own_words_the_conversation_only_says_which_page():
     asked = query("and in Berlin?", ["berlin"], carried={"hotel": 1.0, "night": 1.0, "price": 1.0})
     found = Group([evidence("list", "- The hotel price per night includes breakfast.\n- Berlin: up to 145 EUR a "

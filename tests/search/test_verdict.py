@@ -30,6 +30,17 @@ def test_a_word_is_held_through_its_inflections_compounds_and_umlauts():
     assert not holds("release", TextWords.of({"relevant"}))
 
 
+def test_a_short_term_is_held_where_the_page_writes_it_inflected():
+    """"How many vacation days do I get?" asks for the term "day": a page writing "30 working days" holds it, as
+    one writing "Tage" holds "tag" and one writing "paid" holds "pay"; a word that only opens with it does not."""
+    asked = question_terms(query("how many vacation days do I get", ["vacation", "day"]))
+    assert coverage(asked, "Vacation Policy\nAnnual leave, full-time: 30 working days") == 1.0
+    assert holds("tag", text_words_of("Drei Tage vor Reiseantritt"))
+    assert holds("pay", text_words_of("Overtime is paid with the next salary"))
+    assert not holds("day", text_words_of("Dayton office"))
+    assert not holds("car", text_words_of("Your badge card opens the door"))
+
+
 def test_a_page_s_words_are_its_texts_words_together_as_if_read_as_one_text():
     texts = ["Resturlaub verfällt", "TS-E4471 boot test", "Rate limit of the API"]
     together, whole = TextWords.union(text_words_of(t) for t in texts), text_words_of("\n".join(texts))
