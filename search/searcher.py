@@ -64,7 +64,7 @@ from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
 from search.syntax import read_syntax
-from search.verdict import NO_RESULT, NONE, Judgement, follows_conversation, judge_all, question_terms
+from search.verdict import NO_RESULT, NONE, Judgement, follows_conversation, judge_all, question_terms, short_lemmas
 from search.vocabulary import CorpusWords
 from text.detect import detect_language, known_word
 from text.lemmas import Lemmatizer
@@ -152,6 +152,7 @@ class Searcher:
         if self.multilingual_embedder is not None:
             self.multilingual_embedder.question("warm up")
         content_terms("warm up", "en", self.lemmatizer)
+        short_lemmas(["warmed"])  # the verdict reads a page's short words in every language's lemma table
         detect_language("warm up")
 
     def search(self, request: SearchRequest) -> SearchResponse:
