@@ -2,8 +2,9 @@
 each with its ablation row.
 
 It counts the numeric settings the Searcher ranks by, the tuning constants of ``search/*.py`` (the limits, caches
-and display widths named in ``NOT_TUNED`` apart), and the switchable heuristics of ``scripts/ablation.py``'s
-``HEURISTICS``; a number has a row when one of the two ablations (``scripts/ablation.py``: P@1;
+and display widths named in ``NOT_TUNED`` apart), the switchable heuristics of ``scripts/ablation.py``'s
+``HEURISTICS`` and the card's of ``scripts/verdict_ablation.py``'s ``CARD_HEURISTICS`` (a rule whose weight is
+another number's); a number has a row when one of the two ablations (``scripts/ablation.py``: P@1;
 ``scripts/verdict_ablation.py``: the verdicts and the cards) sets it to its untuned value.
 
     .venv/bin/python scripts/inventory.py
@@ -120,8 +121,12 @@ def inventory() -> str:
              f" {', '.join(constants['verdict_card'])}",
              f"  not counted, limits and display ({len(constants['not_tuned'])}): {', '.join(constants['not_tuned'])}",
              f"  not counted, published defaults: {'; '.join(f'{k}: {v}' for k, v in PUBLISHED_DEFAULTS.items())}",
-             f"heuristics switched off by a setting: {len(ablation.HEURISTICS)} (issue 47: at most 15)",
-             *(f"  {h.path} = {h.off!r}: {h.what}" for h in ablation.HEURISTICS)]
+             f"heuristics: {len(ablation.HEURISTICS) + len(verdict_ablation.CARD_HEURISTICS)} (issue 47: at most 15)",
+             f"  switched off by a setting ({len(ablation.HEURISTICS)}):",
+             *(f"    {h.path} = {h.off!r}: {h.what}" for h in ablation.HEURISTICS),
+             f"  the card's, switched off by their weight, another number's value "
+             f"({len(verdict_ablation.CARD_HEURISTICS)}):",
+             *(f"    {h.path} = {h.off!r}: {h.what}" for h in verdict_ablation.CARD_HEURISTICS)]
     if unclassified:
         lines.append(f"settings neither a heuristic nor listed in NOT_HEURISTICS: {', '.join(unclassified)}")
     return "\n".join(lines)

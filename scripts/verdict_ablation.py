@@ -66,6 +66,11 @@ VERDICT_ROWS = (
     Row("verdict.FOLLOW_UP_CALIBRATION", ONE_MAP, "a map of its own for follow-ups"),
     Row("verdict.CALIBRATION", SIGNAL_ITSELF, "a fitted map from signal to confidence"),
 )
+# The card's heuristics: a rule of its own whose weight is another number's (``scripts/inventory.py`` counts them
+# with the heuristics, not the tuned numbers); switched off by that weight at 0.
+CARD_HEURISTICS = (
+    Row("answer.VALUE_WEIGHT", 0.0, "a value where the question asks how many or when"),
+)
 CARD_ROWS = (
     Row("answer.CARD_EVIDENCE", NEVER, "the card read from the page's five best evidence"),
     Row("answer.COVERAGE_WEIGHT", 0.0, "a unit's coverage of the question in its score"),
@@ -74,6 +79,7 @@ CARD_ROWS = (
     Row("answer.UNEMBEDDED_GAP", 0.0, "a unit without a vector set behind"),
     Row("answer.CARD_MIN_SCORE", float("-inf"), "the card's lowest score"),
     Row("answer.CARD_MIN_MARGIN", 0.0, "the card's lead over the next unit"),
+    *CARD_HEURISTICS,
 )
 ROWS = (*VERDICT_ROWS, *CARD_ROWS)
 
@@ -249,7 +255,8 @@ def configuration(records, searchers, row: Row | None) -> dict[str, dict]:
             return answer.answer_card(r["first"][0], judgement,
                                       verdict.question_terms(r["query"], answer.CARD_CARRIED_SHARE), "",
                                       r.get("vector"), lambda body: searcher.client.search(
-                                          index=searcher.settings.opensearch.index_alias, body=body), r.get("units"))
+                                          index=searcher.settings.opensearch.index_alias, body=body), r.get("units"),
+                                      answer.asked_values(r["query"].asked))
 
         result = figures_of(records, judged, maps, card_of)
         verdict.text_words_of.cache_clear()

@@ -57,7 +57,7 @@ from search.retrievers import (Retriever, baseline_query, bm25_query, cross_ling
                                knn_retrievers, list_names, msearch, request_filters, run_each, run_hybrid,
                                text_fields)
 from search.rewrite import QueryRewriter, load_rewriter
-from search.answer import CARD_CARRIED_SHARE, answer_card, card_evidence_ids
+from search.answer import CARD_CARRIED_SHARE, answer_card, asked_values, card_evidence_ids
 from search.cache import KeptVectors
 from search.closest import match_closest, rivals
 from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
@@ -476,7 +476,7 @@ class Searcher:
         return answer_card(first[0] if first else None, judgement, question_terms(query, CARD_CARRIED_SHARE),
                            self.settings.ingest.files_base_url, vectors[0] if vectors else None,
                            lambda body: self.client.search(index=self.settings.opensearch.index_alias, body=body),
-                           card_units)
+                           card_units, asked_values(query.asked))
 
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
         """The hits of the page of results asked for, best first, from the evidence grouped by page (or not), snippets

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from opensearchpy import exceptions
 
-from search.answer import CARD_CARRIED_SHARE, answer_card, closeness_of
+from search.answer import CARD_CARRIED_SHARE, answer_card, asked_values, closeness_of
 from search.present import row_text
 from search.grouping import Group
 from search.sentences import AskedUnits
@@ -76,6 +76,28 @@ def test_a_unit_that_restates_the_question_loses_to_the_one_that_adds_the_answer
     card = answer_card(found, STRONG_PAGE, question_terms(asked))
     assert card is not None and card.kind == "list_item"
     assert card.text == "Each account is issued ten backup codes, valid for one year after the first login."
+
+
+def test_a_question_asking_when_is_answered_by_the_sentence_that_writes_the_time():
+    """The three sentences hold the question's words alike; the one writing a time answers "when", and leads the
+    card by it (without the value, its lead over the next sentence is too small for a card)."""
+    asked = query("When must the weekly timesheet be submitted?", ["week", "timesheet", "submit"])
+    found = Group([evidence("passage", "Open the timesheet and add an entry for each project you worked on. Submit "
+                                       "your week by Monday 12:00 for the previous week. Your manager approves the "
+                                       "submitted timesheet.", title="Timesheets", heading_path=["Weekly timesheet"],
+                            lang="en")], 1.0)
+    card = answer_card(found, STRONG_PAGE, question_terms(asked), values=asked_values(asked.asked))
+    assert card is not None and card.text == "Submit your week by Monday 12:00 for the previous week."
+    assert answer_card(found, STRONG_PAGE, question_terms(asked)) is None  # the same question read as asking none
+
+
+def test_a_value_is_asked_for_by_how_many_how_long_and_when_in_each_language_never_by_a_conjunction():
+    assert asked_values("When is the payroll run?") == frozenset()
+    assert asked_values("Wie viele Urlaubstage habe ich 2025?") == {"2025"}  # a value it writes answers nothing
+    assert asked_values("¿Cuántos días de vacaciones tengo?") == frozenset()
+    assert asked_values("and when does it close?") == frozenset()
+    assert asked_values("Why was legacy boot still tested in 4.2 when it is off by default?") is None
+    assert asked_values("Who approves my leave?") is None
 
 
 def test_no_card_when_two_units_answer_alike():
