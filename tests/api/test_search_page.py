@@ -79,6 +79,17 @@ def test_results_show_type_labels_in_words_with_space_date_and_author(page, serv
     assert "English" in filters and "Operations" in filters  # a language and a space by their names
 
 
+def test_on_a_laptop_the_filters_sit_beside_the_results_and_the_first_result_shows_without_scrolling(
+        page, served, sample_corpus):
+    shown = opened(page, f"{served}/?q=TideSense")
+    assert shown["hits"]
+    filters, first = page.evaluate("['#filter-form', '#results .hit'].map(s => document.querySelector(s)"
+                                   ".getBoundingClientRect()).map(r => ({left: r.left, right: r.right, top: r.top}))")
+    assert filters["right"] <= first["left"], (filters, first)  # beside the results, not above them
+    assert first["top"] < page.evaluate("innerHeight"), first  # on the first screen
+    page.screenshot("search-filters-beside.png")
+
+
 def test_the_answer_card_shows_the_unit_that_answers_above_the_results(page, served, sample_corpus):
     shown = opened(page, f"{served}/?{urlencode({'q': 'Wann verfällt der Resturlaub?'})}")
     page.screenshot("search-answer-sentence.png")
