@@ -88,8 +88,10 @@ function answerText(a) {
     : `<p class="answer-text">${esc(a.context.slice(0, at))}<b>${esc(a.text)}</b>`
       + `${esc(a.context.slice(at + a.text.length))}</p>`;
 }
+let cardEvidence = null;  // the evidence the answer card shows: its result does not repeat it as its snippet
 function renderAnswer(data) {
   const a = data.answer, el = byId("answer");
+  cardEvidence = a && data.verdict !== "none" ? a.evidence_id : null;
   if (a && data.verdict !== "none") {
     const source = safeUrl(a.url) ? `<a href="${esc(safeUrl(a.url))}">${esc(a.title)}</a>` : esc(a.title);
     el.innerHTML = `<section class="answer" aria-label="Answer">${answerText(a)}
@@ -134,7 +136,7 @@ function hitHtml(h, rank) {
     <span class="kind">${esc(h.label || h.kind)}</span>
     <div class="path">${esc([...h.breadcrumb, ...h.heading_path].join(" › "))}</div>
     ${facts.length ? `<div class="facts">${facts.map(esc).join(" · ")}</div>` : ""}
-    <div class="snippet">${h.snippet}</div>
+    ${h.evidence_id && h.evidence_id === cardEvidence ? "" : `<div class="snippet">${h.snippet}</div>`}
     ${h.more.map(m => `<div class="more"><span class="kind">${esc(m.label || m.kind)}</span> ${esc(m.heading_path.join(" › "))} ${m.snippet}</div>`).join("")}
     ${h.duplicates.length ? `<div class="also-in">Also in: ${h.duplicates.map(d => (safeUrl(d.url)
       ? `<a href="${esc(safeUrl(d.url))}">${esc(d.title)}</a>` : esc(d.title)) + (d.space ? ` (${esc(d.space)})` : "")).join(", ")}</div>` : ""}

@@ -112,6 +112,7 @@
   else document.body.append(box);
 
   let options = [], active = -1, searchId = "", asked = 0, titleTimer = 0;
+  let cardEvidence = null;  // the evidence the answer card shows (``answerOption``)
 
   function expand(open) {
     list.hidden = !open || !options.length;
@@ -159,7 +160,10 @@
       .filter(Boolean).join(" · ");
     item.append(title, node("span", "evident-kind", hit.label || hit.kind),
                 node("div", "evident-path", [...hit.breadcrumb, ...hit.heading_path].join(" › ")),
-                ...(facts ? [node("div", "evident-facts", facts)] : []), snippet(hit.snippet, "evident-snippet"));
+                ...(facts ? [node("div", "evident-facts", facts)] : []),
+                // the card above the list shows this evidence already: its page lists its other evidence
+                ...(hit.evidence_id && hit.evidence_id === cardEvidence ? []
+                  : [snippet(hit.snippet, "evident-snippet")]));
     for (const more of hit.more) {  // the page's other matching evidence, grouped under it as the API answers
       const line = snippet(more.snippet, "evident-more");
       line.prepend(node("span", "evident-kind", more.label || more.kind), " " + more.heading_path.join(" › ") + " ");
@@ -258,6 +262,7 @@
     }
     searchId = data.search_id;
     const card = data.answer && data.verdict !== "none" ? [answerOption(data.answer)] : [];
+    cardEvidence = card.length ? data.answer.evidence_id : null;
     const noMatch = data.verdict === "none" && data.hits.length > 0;
     const matching = noMatch ? [] : data.hits.filter(h => h.verdict !== "none");
     const apart = data.hits.filter(h => !matching.includes(h));

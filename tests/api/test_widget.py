@@ -217,6 +217,8 @@ def test_the_answer_card_comes_first_in_the_list_with_its_source(page, widget_ap
     assert "verfällt am 31. März" in card and "Urlaubsregelung" in card
     assert shown["options"][0]["title"] == shown["options"][1]["title"] == "Urlaubsregelung"  # the card, its page
     assert shown["options"][0]["href"] == shown["options"][1]["href"]
+    page_option = page.evaluate("document.querySelectorAll('.evident-widget .evident-option')[1].innerText")
+    assert "verfällt am 31. März" not in page_option  # the card's sentence is not said twice
 
 
 def test_two_rows_answering_together_show_one_a_line_in_the_widget_card(page, widget_api, intranet):
