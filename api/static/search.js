@@ -131,12 +131,15 @@ function renderFilters(data) {
 function hitHtml(h, rank) {
   const link = safeUrl(h.url);
   const facts = [h.space_name || h.space, h.updated && `Updated ${day(h.updated)}`, h.author && `by ${h.author}`].filter(Boolean);
+  // The result whose evidence the answer card shows says so in place of that evidence's kind, heading and snippet,
+  // and lists the page's other evidence under its title.
+  const answered = Boolean(h.evidence_id) && h.evidence_id === cardEvidence;
   return `<article class="hit">
     ${link ? `<a class="title" data-rank="${rank}" href="${esc(link)}">${esc(h.title)}</a>` : `<span class="title">${esc(h.title)}</span>`}
-    <span class="kind">${esc(h.label || h.kind)}</span>
-    <div class="path">${esc([...h.breadcrumb, ...h.heading_path].join(" › "))}</div>
+    <span class="kind">${answered ? "Answer above" : esc(h.label || h.kind)}</span>
+    <div class="path">${esc([...h.breadcrumb, ...(answered ? [] : h.heading_path)].join(" › "))}</div>
     ${facts.length ? `<div class="facts">${facts.map(esc).join(" · ")}</div>` : ""}
-    ${h.evidence_id && h.evidence_id === cardEvidence ? "" : `<div class="snippet">${h.snippet}</div>`}
+    ${answered ? "" : `<div class="snippet">${h.snippet}</div>`}
     ${h.more.map(m => `<div class="more"><span class="kind">${esc(m.label || m.kind)}</span> ${esc(m.heading_path.join(" › "))} ${m.snippet}</div>`).join("")}
     ${h.duplicates.length ? `<div class="also-in">Also in: ${h.duplicates.map(d => (safeUrl(d.url)
       ? `<a href="${esc(safeUrl(d.url))}">${esc(d.title)}</a>` : esc(d.title)) + (d.space ? ` (${esc(d.space)})` : "")).join(", ")}</div>` : ""}

@@ -158,12 +158,13 @@
     }
     const facts = [hit.space_name || hit.space, hit.updated && `updated ${hit.updated.slice(0, 10)}`, hit.author && `by ${hit.author}`]
       .filter(Boolean).join(" · ");
-    item.append(title, node("span", "evident-kind", hit.label || hit.kind),
-                node("div", "evident-path", [...hit.breadcrumb, ...hit.heading_path].join(" › ")),
+    // the card above the list shows this evidence already: its page says so in place of the evidence's kind,
+    // heading and snippet, and lists its other evidence
+    const answered = Boolean(hit.evidence_id) && hit.evidence_id === cardEvidence;
+    item.append(title, node("span", "evident-kind", answered ? "Answer above" : hit.label || hit.kind),
+                node("div", "evident-path", [...hit.breadcrumb, ...(answered ? [] : hit.heading_path)].join(" › ")),
                 ...(facts ? [node("div", "evident-facts", facts)] : []),
-                // the card above the list shows this evidence already: its page lists its other evidence
-                ...(hit.evidence_id && hit.evidence_id === cardEvidence ? []
-                  : [snippet(hit.snippet, "evident-snippet")]));
+                ...(answered ? [] : [snippet(hit.snippet, "evident-snippet")]));
     for (const more of hit.more) {  // the page's other matching evidence, grouped under it as the API answers
       const line = snippet(more.snippet, "evident-more");
       line.prepend(node("span", "evident-kind", more.label || more.kind), " " + more.heading_path.join(" › ") + " ");

@@ -99,6 +99,7 @@ def test_the_answer_card_shows_the_unit_that_answers_above_the_results(page, ser
     first = page.evaluate("document.querySelector('#results .hit').innerText")
     assert shown["hits"][0]["title"] == "Urlaubsregelung" and "verfällt am 31. März" not in first  # not said twice
     assert shown["hits"][0]["more"]  # the page's other evidence, under its title
+    assert shown["hits"][0]["label"] == "Answer above"  # not the kind of the evidence it no longer shows
     opened(page, f"{served}/?{urlencode({'q': 'Is the TideSense S3 Polar qualified for firmware 3.2.1?'})}")
     page.screenshot("search-answer-row.png")
     row = page.evaluate("[...document.querySelectorAll('#answer dt, #answer dd')].map(e => e.textContent)")

@@ -219,6 +219,8 @@ def test_the_answer_card_comes_first_in_the_list_with_its_source(page, widget_ap
     assert shown["options"][0]["href"] == shown["options"][1]["href"]
     page_option = page.evaluate("document.querySelectorAll('.evident-widget .evident-option')[1].innerText")
     assert "verfällt am 31. März" not in page_option  # the card's sentence is not said twice
+    assert page.evaluate("document.querySelectorAll('.evident-widget .evident-option')[1]"
+                         ".querySelector('.evident-kind').textContent") == "Answer above"  # not the sentence's kind
 
 
 def test_two_rows_answering_together_show_one_a_line_in_the_widget_card(page, widget_api, intranet):
