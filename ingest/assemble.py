@@ -72,9 +72,11 @@ _FACT_PHRASES = {
 
 
 def page_facts(doc: Document) -> str:
-    """What is known about the page itself, as one sentence per fact group (verbalized like table rows):
-    "HVX 4.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.
-    Last updated (edited) on 2024-09-16 by Pavla Horáková, version 8. Labels: release-test-report."
+    """What is known about the page itself, as one sentence per fact group (verbalized like table rows), a line
+    each: "HVX 4.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.",
+    "Last updated (edited) on 2024-09-16 by Pavla Horáková, version 8.", "Labels: release-test-report.". A line
+    ends each sentence where a sentence splitter would read on: German reads "HR." as "Herr" and "Version 8." as
+    an ordinal, and the answer card shows one fact group, not three (``text.sentences``, ``search.answer``).
     Dates are given as ISO days; facts that are not known are left out. Who wrote and changed the page, and when,
     follow in each other language of ``_FACT_PHRASES`` too: a question about a page ("wer hat die Seite zuletzt
     bearbeitet") is asked in the asker's language, whatever the page's, and the facts' words are the same on every
@@ -93,7 +95,20 @@ def page_facts(doc: Document) -> str:
     if doc.attachments:
         sentences.append(say["attachments"].format(", ".join(doc.attachments)))
     sentences += [event for lang, other in _FACT_PHRASES.items() if lang != own for event in _events(doc, other)]
-    return ". ".join(s[:1].upper() + s[1:] for s in sentences) + "."
+    return ".\n".join(s[:1].upper() + s[1:] for s in sentences) + "."
+
+
+FACT_LANGUAGES = frozenset(_FACT_PHRASES)  # the languages ``page_facts`` tells who and when in
+
+
+def facts_language(sentence: str) -> str | None:
+    """The language of ``_FACT_PHRASES`` whose words open ``sentence``, one of ``page_facts``'s sentences telling who
+    created or last changed the page ("Zuletzt geändert (bearbeitet) am …": "de"); None for its other sentences,
+    which are in the page's language alone. Each such sentence says in one language what another says in the next."""
+    for lang, say in _FACT_PHRASES.items():
+        if any(sentence.startswith(say[event][:1].upper() + say[event][1:]) for event in ("created", "updated")):
+            return lang
+    return None
 
 
 def _events(doc: Document, say: dict[str, str]) -> list[str]:

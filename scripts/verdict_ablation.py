@@ -256,7 +256,7 @@ def configuration(records, searchers, row: Row | None) -> dict[str, dict]:
                                       verdict.question_terms(r["query"], answer.CARD_CARRIED_SHARE), "",
                                       r.get("vector"), lambda body: searcher.client.search(
                                           index=searcher.settings.opensearch.index_alias, body=body), r.get("units"),
-                                      answer.asked_values(r["query"].asked))
+                                      answer.asked_values(r["query"].asked), r["query"].lang)
 
         result = figures_of(records, judged, maps, card_of)
         verdict.text_words_of.cache_clear()

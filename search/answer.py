@@ -28,7 +28,12 @@ A sentence or list item also comes with its ``context``: the sentences or items 
 the sentence that names the value together with the one before it (what it is about) or after it (the
 condition, the next step); the card shows the unit in bold within them, as a featured snippet does.
 
-May import ``core`` (links), ``ingest.evidence`` (the kinds), ``search.conversation`` (a carried term's share),
+A page's facts tell who created and changed the page in English and in German alike (``ingest.assemble.page_facts``):
+the card reads those in the asker's language only (``in_asked_language``), since each fact's twin would answer as well
+and leave the card unsure.
+
+May import ``core`` (links), ``ingest.evidence`` (the kinds) and ``ingest.assemble`` (the facts' languages),
+``search.conversation`` (a carried term's share),
 ``search.grouping``, ``search.query``, ``search.present`` (a row's text), ``search.sentences``, ``search.verdict``
 and ``text``.
 """
@@ -43,6 +48,7 @@ from opensearchpy.exceptions import OpenSearchException
 
 from core.urls import safe_link
 from ingest import evidence as kinds
+from ingest.assemble import FACT_LANGUAGES, facts_language
 from search.conversation import MIN_SHARE
 from search.grouping import Group
 from search.present import row_text
@@ -180,10 +186,22 @@ def asked_values(question: str) -> frozenset[str] | None:
     return frozenset(_VALUE.findall(question)) if ASKS_VALUE.search(question.strip()) else None
 
 
+def in_asked_language(src: dict, unit: str, lang: str) -> bool:
+    """Whether ``unit`` of the evidence ``src`` may answer a question in ``lang``: any unit but a page fact telling
+    who and when in another language than the asker's (``ingest.assemble.facts_language``; the page's own for a
+    language the facts are not told in). The facts tell each twice, and the twin would leave the card unsure."""
+    if src.get("kind", "") != kinds.PAGE_FACTS:
+        return True
+    told = facts_language(unit)
+    page_lang = src.get("lang", "") if src.get("lang", "") in FACT_LANGUAGES else "en"
+    return told is None or told == (lang if lang in FACT_LANGUAGES else page_lang)
+
+
 def units(found: Group, terms: list[tuple[float, set[str]]], close: dict[str, dict[str, float]],
-          values: frozenset[str] | None = None) -> list[Unit]:
+          values: frozenset[str] | None = None, lang: str = "") -> list[Unit]:
     """Each card-kind unit of ``found``'s first evidence with its score's parts; ``close``: evidence id ->
-    sentence -> closeness (``search.sentences.unit_closeness``); ``values``: ``asked_values`` of the question."""
+    sentence -> closeness (``search.sentences.unit_closeness``); ``values``: ``asked_values`` of the question;
+    ``lang``: the question's language (``in_asked_language``)."""
     out: dict[str, Unit] = {}  # by text: a sentence two evidence share (chunks overlap) is one unit, the first's
     asked: dict[str, bool] = {}
     for item in found.items[:CARD_EVIDENCE]:
@@ -193,7 +211,7 @@ def units(found: Group, terms: list[tuple[float, set[str]]], close: dict[str, di
         around = " ".join([src.get("title", ""), *(src.get("heading_path", []) or [])])
         by_sentence = close.get(src.get("id", ""), {})
         for text in unit_texts(src):
-            if text in out:
+            if text in out or not in_asked_language(src, text, lang):
                 continue
             # a row's sentence view may cut it in several: its closest part counts
             scores = [score for sentence, score in by_sentence.items() if sentence in text]
@@ -204,9 +222,9 @@ def units(found: Group, terms: list[tuple[float, set[str]]], close: dict[str, di
 
 
 def scored(found: Group, terms: list[tuple[float, set[str]]], close: dict[str, dict[str, float]],
-           values: frozenset[str] | None = None) -> list[tuple[float, Unit]]:
+           values: frozenset[str] | None = None, lang: str = "") -> list[tuple[float, Unit]]:
     """``found``'s units with their scores, best first (the better ranked evidence first on a tie)."""
-    found_units = units(found, terms, close, values)
+    found_units = units(found, terms, close, values, lang)
     embedded = [unit.closeness for unit in found_units if unit.closeness is not None]
     closest = max(embedded, default=0.0)
     out = []
@@ -263,14 +281,15 @@ def closeness_of(found: Group, vector: list[float] | None, search: Callable[[dic
 def answer_card(found: Group | None, judgement: Judgement, terms: list[tuple[float, set[str]]],
                 files_base_url: str = "", vector: list[float] | None = None,
                 search: Callable[[dict], dict] | None = None, asked: AskedUnits | None = None,
-                values: frozenset[str] | None = None) -> Answer | None:
+                values: frozenset[str] | None = None, lang: str = "") -> Answer | None:
     """The card of the first result ``found``, or None when its verdict is not strong or no unit of its evidence
     answers clearly enough. The units' closeness to the question's ``vector`` is read from ``asked`` when the
     search asked for it ahead (``closeness_of``), else asked of the index through ``search`` (without them:
-    coverage and what a unit adds alone); ``values``: ``asked_values`` of the question as asked."""
+    coverage and what a unit adds alone); ``values``: ``asked_values`` of the question as asked; ``lang``: its
+    language."""
     if found is None or judgement.verdict != STRONG:
         return None
-    ranked = scored(found, terms, closeness_of(found, vector, search, asked), values)
+    ranked = scored(found, terms, closeness_of(found, vector, search, asked), values, lang)
     if not ranked:
         return None
     best, unit = ranked[0]

@@ -476,7 +476,7 @@ class Searcher:
         return answer_card(first[0] if first else None, judgement, question_terms(query, CARD_CARRIED_SHARE),
                            self.settings.ingest.files_base_url, vectors[0] if vectors else None,
                            lambda body: self.client.search(index=self.settings.opensearch.index_alias, body=body),
-                           card_units, asked_values(query.asked))
+                           card_units, asked_values(query.asked), query.lang)
 
     def to_hits(self, query: Query, groups: list[Group]) -> list[Hit]:
         """The hits of the page of results asked for, best first, from the evidence grouped by page (or not), snippets

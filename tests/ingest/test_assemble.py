@@ -11,6 +11,7 @@ from ingest.pipeline import evidence_for
 from ingest.sources import SourceFile
 from tests.ingest.sources.pdf_helpers import builders
 from text.lemmas import Lemmatizer
+from text.sentences import split_sentences
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +40,13 @@ def test_a_wiki_page_gets_one_evidence_of_its_own_facts(lemmatizer):
     data = _page("<p>The run used compatibility suite CS-11 on 7 machines in the Brno lab.</p>",
                  history=history, children=attachments)
     [facts] = _facts(SourceFile("7.json", data), lemmatizer)
-    assert facts.text == (
-        "HVX 4.0.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports. "
-        "Created on 2024-03-02 by Mira Okonkwo. Last updated (edited) on 2024-04-29 by Pavla Horáková, version 8. "
-        "Labels: release-test-report. Attachments: boot-log.txt. "
-        "Erstellt am 2024-03-02 von Mira Okonkwo. Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, "
-        "Version 8.")  # who and when also in German: "wer hat die Seite zuletzt bearbeitet" meets an English page
+    assert facts.text.splitlines() == [  # a fact group a line: each one a sentence, whatever the language reads
+        "HVX 4.0.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.",
+        "Created on 2024-03-02 by Mira Okonkwo.", "Last updated (edited) on 2024-04-29 by Pavla Horáková, version 8.",
+        "Labels: release-test-report.", "Attachments: boot-log.txt.",
+        "Erstellt am 2024-03-02 von Mira Okonkwo.",
+        "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8.",
+    ]  # who and when also in German: "wer hat die Seite zuletzt bearbeitet" meets an English page
     assert facts.url == "https://wiki.example.com/spaces/ENG/pages/7/HVX"
     assert "2024-04-29" in facts.lemmas.split()  # "when was it updated" meets the date as a day
 
@@ -61,14 +63,18 @@ def test_a_german_page_states_its_facts_in_german_and_unknown_facts_are_left_out
     assert "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in facts.text
     assert facts.text.endswith("Last updated (edited) on 2024-04-29 by Pavla Horáková, version 8.")
     assert "Erstellt" not in facts.text and "Created" not in facts.text and "Anhänge" not in facts.text
+    # one sentence each, though German reads "HR." as "Herr" and "Version 8." as an ordinal within a line
+    assert "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in split_sentences(
+        facts.text, "de")
 
 
 def test_a_pdf_states_its_title_author_and_date_on_its_first_page(lemmatizer):
     file = SourceFile("travel.pdf", builders.structured_pdf(), url="https://files.example.com/travel.pdf")
     [facts] = _facts(file, lemmatizer)
     assert facts.url == "https://files.example.com/travel.pdf#page=1"
-    assert facts.text == ("Travel and Expense Manual. Created by ACME Finance. Last updated (edited) on 2025-03-01. "
-                          "Erstellt von ACME Finance. Zuletzt geändert (bearbeitet) am 2025-03-01.")
+    assert facts.text.splitlines() == ["Travel and Expense Manual.", "Created by ACME Finance.",
+                                       "Last updated (edited) on 2025-03-01.", "Erstellt von ACME Finance.",
+                                       "Zuletzt geändert (bearbeitet) am 2025-03-01."]
 
 
 def test_every_evidence_names_who_last_changed_its_page_else_its_author(lemmatizer):
