@@ -60,27 +60,31 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
 
 
 # The page's facts in the page's own language (English for any other), who and when in the other one too, so a
-# question about the page itself ("who last edited it", "wann wurde sie geändert") meets them in its words.
+# question about the page itself ("who last edited the page", "wann wurde die Seite geändert") meets them in its
+# words: a page's, a PDF's a document's.
 _FACT_PHRASES = {
-    "en": {"space": "in space {}", "under": "under {}", "created": "created", "updated": "last updated (edited)",
-           "on": "on {}", "by": "by {}", "version": "version {}", "labels": "labels: {}",
-           "attachments": "attachments: {}"},
-    "de": {"space": "im Bereich (Space) {}", "under": "unter {}", "created": "erstellt",
-           "updated": "zuletzt geändert (bearbeitet)", "on": "am {}", "by": "von {}", "version": "Version {}",
-           "labels": "Stichwörter: {}", "attachments": "Anhänge: {}"},
+    "en": {"space": "in space {}", "under": "under {}", "created": "{} created", "updated": "{} last updated (edited)",
+           "page": "page", "document": "document", "on": "on {}", "by": "by {}", "version": "version {}",
+           "labels": "labels: {}", "attachments": "attachments: {}"},
+    "de": {"space": "im Bereich (Space) {}", "under": "unter {}", "created": "{} erstellt",
+           "updated": "{} zuletzt geändert (bearbeitet)", "page": "Seite", "document": "Dokument", "on": "am {}",
+           "by": "von {}", "version": "Version {}", "labels": "Stichwörter: {}", "attachments": "Anhänge: {}"},
 }
+_WHAT = ("page", "document")  # what the facts tell of: a page, or a PDF (``_events``)
 
 
 def page_facts(doc: Document) -> str:
     """What is known about the page itself, as one sentence per fact group (verbalized like table rows), a line
     each: "HVX 4.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.",
-    "Last updated (edited) on 2024-09-16 by Pavla Horáková, version 8.", "Labels: release-test-report.". A line
+    "Page last updated (edited) on 2024-09-16 by Pavla Horáková, version 8.", "Labels: release-test-report.". A line
     ends each sentence where a sentence splitter would read on: German reads "HR." as "Herr" and "Version 8." as
     an ordinal, and the answer card shows one fact group, not three (``text.sentences``, ``search.answer``).
     Dates are given as ISO days; facts that are not known are left out. Who wrote and changed the page, and when,
     follow in each other language of ``_FACT_PHRASES`` too: a question about a page ("wer hat die Seite zuletzt
     bearbeitet") is asked in the asker's language, whatever the page's, and the facts' words are the same on every
-    page, so only the conversation or the page's own names can pick the page meant."""
+    page, so only the conversation or the page's own names can pick the page meant. They name what they tell of
+    ("Page last updated …", "Seite zuletzt geändert …"), as the question does: a page that writes "Seite" elsewhere
+    no longer holds more of "wer hat die Seite zuletzt bearbeitet" than the page in view."""
     own = doc.lang if doc.lang in _FACT_PHRASES else "en"
     say = _FACT_PHRASES[own]
     where = [doc.title]
@@ -103,20 +107,23 @@ FACT_LANGUAGES = frozenset(_FACT_PHRASES)  # the languages ``page_facts`` tells 
 
 def facts_language(sentence: str) -> str | None:
     """The language of ``_FACT_PHRASES`` whose words open ``sentence``, one of ``page_facts``'s sentences telling who
-    created or last changed the page ("Zuletzt geändert (bearbeitet) am …": "de"); None for its other sentences,
-    which are in the page's language alone. Each such sentence says in one language what another says in the next."""
+    created or last changed the page ("Seite zuletzt geändert (bearbeitet) am …": "de"); None for its other
+    sentences, which are in the page's language alone. Each such sentence says in one language what another says in
+    the next."""
     for lang, say in _FACT_PHRASES.items():
-        if any(sentence.startswith(say[event][:1].upper() + say[event][1:]) for event in ("created", "updated")):
-            return lang
+        for told in (say[event].format(say[what]) for event in ("created", "updated") for what in _WHAT):
+            if sentence.startswith(told[:1].upper() + told[1:]):
+                return lang
     return None
 
 
 def _events(doc: Document, say: dict[str, str]) -> list[str]:
     """Who created the page and who changed it last, and when, in the phrases ``say``."""
     sentences = []
+    what = say["document" if doc.source_type == "pdf" else "page"]
     for event, day, who in (("created", doc.created, doc.author), ("updated", doc.updated, doc.editor)):
         if day or who:
-            parts = [say[event], *([say["on"].format(day[:10])] if day else []),
+            parts = [say[event].format(what), *([say["on"].format(day[:10])] if day else []),
                      *([say["by"].format(who)] if who else [])]
             if event == "updated" and doc.version is not None:
                 parts[-1] += ", " + say["version"].format(doc.version)

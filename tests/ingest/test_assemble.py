@@ -42,10 +42,11 @@ def test_a_wiki_page_gets_one_evidence_of_its_own_facts(lemmatizer):
     [facts] = _facts(SourceFile("7.json", data), lemmatizer)
     assert facts.text.splitlines() == [  # a fact group a line: each one a sentence, whatever the language reads
         "HVX 4.0.1 Release Test Report, in space Engineering (ENG), under Engineering Home > Release Test Reports.",
-        "Created on 2024-03-02 by Mira Okonkwo.", "Last updated (edited) on 2024-04-29 by Pavla Horáková, version 8.",
+        "Page created on 2024-03-02 by Mira Okonkwo.",
+        "Page last updated (edited) on 2024-04-29 by Pavla Horáková, version 8.",
         "Labels: release-test-report.", "Attachments: boot-log.txt.",
-        "Erstellt am 2024-03-02 von Mira Okonkwo.",
-        "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8.",
+        "Seite erstellt am 2024-03-02 von Mira Okonkwo.",
+        "Seite zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8.",
     ]  # who and when also in German: "wer hat die Seite zuletzt bearbeitet" meets an English page
     assert facts.url == "https://wiki.example.com/spaces/ENG/pages/7/HVX"
     assert "2024-04-29" in facts.lemmas.split()  # "when was it updated" meets the date as a day
@@ -53,18 +54,18 @@ def test_a_wiki_page_gets_one_evidence_of_its_own_facts(lemmatizer):
 
 def test_a_page_without_text_still_states_its_facts(lemmatizer):
     [facts] = _facts(SourceFile("7.json", _page("")), lemmatizer)
-    assert "Last updated (edited) on 2024-04-29 by Pavla Horáková" in facts.text
+    assert "Page last updated (edited) on 2024-04-29 by Pavla Horáková" in facts.text
 
 
 def test_a_german_page_states_its_facts_in_german_and_unknown_facts_are_left_out(lemmatizer):
     body = "<p>Die Reisekosten werden nach der Reise über das Formular im Portal abgerechnet und erstattet.</p>"
     [facts] = _facts(SourceFile("7.json", _page(body)), lemmatizer)
     assert facts.text.startswith("HVX 4.0.1 Release Test Report, im Bereich (Space) Engineering (ENG)")
-    assert "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in facts.text
-    assert facts.text.endswith("Last updated (edited) on 2024-04-29 by Pavla Horáková, version 8.")
-    assert "Erstellt" not in facts.text and "Created" not in facts.text and "Anhänge" not in facts.text
+    assert "Seite zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in facts.text
+    assert facts.text.endswith("Page last updated (edited) on 2024-04-29 by Pavla Horáková, version 8.")
+    assert "erstellt" not in facts.text and "created" not in facts.text and "Anhänge" not in facts.text
     # one sentence each, though German reads "HR." as "Herr" and "Version 8." as an ordinal within a line
-    assert "Zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in split_sentences(
+    assert "Seite zuletzt geändert (bearbeitet) am 2024-04-29 von Pavla Horáková, Version 8." in split_sentences(
         facts.text, "de")
 
 
@@ -72,9 +73,10 @@ def test_a_pdf_states_its_title_author_and_date_on_its_first_page(lemmatizer):
     file = SourceFile("travel.pdf", builders.structured_pdf(), url="https://files.example.com/travel.pdf")
     [facts] = _facts(file, lemmatizer)
     assert facts.url == "https://files.example.com/travel.pdf#page=1"
-    assert facts.text.splitlines() == ["Travel and Expense Manual.", "Created by ACME Finance.",
-                                       "Last updated (edited) on 2025-03-01.", "Erstellt von ACME Finance.",
-                                       "Zuletzt geändert (bearbeitet) am 2025-03-01."]
+    assert facts.text.splitlines() == ["Travel and Expense Manual.", "Document created by ACME Finance.",
+                                       "Document last updated (edited) on 2025-03-01.",
+                                       "Dokument erstellt von ACME Finance.",
+                                       "Dokument zuletzt geändert (bearbeitet) am 2025-03-01."]
 
 
 def test_every_evidence_names_who_last_changed_its_page_else_its_author(lemmatizer):

@@ -109,30 +109,30 @@ def test_no_card_when_two_units_answer_alike():
 
 def test_a_page_fact_answers_who_changed_the_page_last():
     asked = query("Who last updated the leave policy?", ["last", "update", "leave", "policy"])
-    found = Group([evidence("page_facts", "Leave policy, in space HR. Last updated (edited) on 2024-04-29 by "
+    found = Group([evidence("page_facts", "Leave policy, in space HR. Page last updated (edited) on 2024-04-29 by "
                                           "Merle Dahlberg, version 4.", title="Leave policy", heading_path=[],
                                           lang="en")], 1.0)
     card = answer_card(found, STRONG_PAGE, question_terms(asked))
     assert card is not None and card.kind == "page_fact"
-    assert card.text == "Last updated (edited) on 2024-04-29 by Merle Dahlberg, version 4."
+    assert card.text == "Page last updated (edited) on 2024-04-29 by Merle Dahlberg, version 4."
 
 
 def test_a_page_fact_answers_in_the_askers_language_not_in_both():
-    facts = evidence("page_facts", "Leave policy, in space HR. Last updated (edited) on 2024-04-29 by Merle Dahlberg, "
-                                   "version 4. Zuletzt geändert (bearbeitet) am 2024-04-29 von Merle Dahlberg, "
-                                   "Version 4.", title="Leave policy", heading_path=[], lang="en")
+    facts = evidence("page_facts", "Leave policy, in space HR. Page last updated (edited) on 2024-04-29 by Merle "
+                                   "Dahlberg, version 4. Seite zuletzt geändert (bearbeitet) am 2024-04-29 von Merle "
+                                   "Dahlberg, Version 4.", title="Leave policy", heading_path=[], lang="en")
     # as a search reads them: each word with its translation, which the other language's sentence holds
     english = query("Who last edited the leave policy?", ["last", "edit", "leave", "policy"],
                     translated={"de": {"last": ["zuletzt"], "edit": ["bearbeiten"]}})
     german = query("Wer hat die Leave policy zuletzt bearbeitet?", ["leave", "policy", "zuletzt", "bearbeiten"],
                    lang="de", translated={"en": {"zuletzt": ["last"], "bearbeiten": ["edit"]}})
-    for asked, told in ((english, "Last updated (edited) on 2024-04-29"), (german, "Zuletzt geändert (bearbeitet)")):
+    for asked, told in ((english, "Page last updated (edited) on 2024-04-29"), (german, "Seite zuletzt geändert")):
         card = answer_card(Group([facts], 1.0), STRONG_PAGE, question_terms(asked), lang=asked.lang)
         assert card is not None and card.kind == "page_fact" and card.text.startswith(told), (asked.asked, card)
     # a language the facts are not told in: the page's own
     spanish = query("¿Quién editó la leave policy?", ["editar", "leave", "policy"], lang="es")
     card = answer_card(Group([facts], 1.0), STRONG_PAGE, question_terms(spanish), lang="es")
-    assert card is None or card.text.startswith("Last updated")
+    assert card is None or card.text.startswith("Page last updated")
 
 
 def test_no_card_unless_the_verdict_is_strong():

@@ -41,8 +41,8 @@ def test_a_hit_lists_up_to_three_other_evidence_without_page_units_or_repeats():
 
 
 def test_a_page_facts_hit_shows_the_facts_and_is_not_repeated_beneath_a_content_hit():
-    facts = _evidence("f", "page_facts", "P, in space Operations (OPS). Last updated (edited) on 2025-03-02 by Lea.",
-                      0.9)
+    facts = _evidence("f", "page_facts",
+                      "P, in space Operations (OPS). Page last updated (edited) on 2025-03-02 by Lea.", 0.9)
     (hit,) = hits([Group([facts, _evidence("1", "passage", "buoy one", 0.5)], 1.0)], {"lea"})
     assert hit.kind == "page_facts" and "by <mark>Lea</mark>" in hit.snippet
     (hit,) = hits([Group([_evidence("1", "passage", "buoy one", 0.9), facts], 1.0)], {"buoy"})
