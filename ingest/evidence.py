@@ -23,8 +23,8 @@ KIND_LABELS = {PASSAGE: "Passage", LIST: "List", TABLE: "Table", TABLE_ROW: "Tab
 # Raised when evidence gains a field or a kind: part of each file's fingerprint (``workers.tasks.fingerprint``),
 # so the next ``evident ingest`` after an upgrade redoes every file instead of keeping evidence without it.
 # 2: ``defines``, the acronyms the evidence defines. 3: ``author``, who last changed the page. 4: ``space_name``.
-# 5: a page's facts in both languages.
-FORMAT_VERSION = 5
+# 5: a page's facts in both languages. 6: a page's facts a line a fact group, naming the page ("Page last updated").
+FORMAT_VERSION = 6
 
 
 @dataclass
