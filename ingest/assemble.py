@@ -61,7 +61,7 @@ def contextualize(doc: Document, heading_path: list[str], text: str, prev_text: 
 
 # The page's facts in the page's own language (English for any other), who and when in the other one too, so a
 # question about the page itself ("who last edited the page", "wann wurde die Seite geändert") meets them in its
-# words: a page's, a PDF's a document's.
+# words: a page's facts name the page, a PDF's the document.
 _FACT_PHRASES = {
     "en": {"space": "in space {}", "under": "under {}", "created": "{} created", "updated": "{} last updated (edited)",
            "page": "page", "document": "document", "on": "on {}", "by": "by {}", "version": "version {}",
@@ -103,6 +103,10 @@ def page_facts(doc: Document) -> str:
 
 
 FACT_LANGUAGES = frozenset(_FACT_PHRASES)  # the languages ``page_facts`` tells who and when in
+# How each sentence telling who and when opens ("Seite zuletzt geändert (bearbeitet)"), and its language.
+_EVENT_OPENINGS = tuple((opening[:1].upper() + opening[1:], lang) for lang, say in _FACT_PHRASES.items()
+                        for event in ("created", "updated") for what in _WHAT
+                        for opening in (say[event].format(say[what]),))
 
 
 def facts_language(sentence: str) -> str | None:
@@ -110,11 +114,7 @@ def facts_language(sentence: str) -> str | None:
     created or last changed the page ("Seite zuletzt geändert (bearbeitet) am …": "de"); None for its other
     sentences, which are in the page's language alone. Each such sentence says in one language what another says in
     the next."""
-    for lang, say in _FACT_PHRASES.items():
-        for told in (say[event].format(say[what]) for event in ("created", "updated") for what in _WHAT):
-            if sentence.startswith(told[:1].upper() + told[1:]):
-                return lang
-    return None
+    return next((lang for opening, lang in _EVENT_OPENINGS if sentence.startswith(opening)), None)
 
 
 def _events(doc: Document, say: dict[str, str]) -> list[str]:

@@ -32,10 +32,9 @@ A page's facts tell who created and changed the page in English and in German al
 the card reads those in the asker's language only (``in_asked_language``), since each fact's twin would answer as well
 and leave the card unsure.
 
-May import ``core`` (links), ``ingest.evidence`` (the kinds) and ``ingest.assemble`` (the facts' languages),
-``search.conversation`` (a carried term's share),
-``search.grouping``, ``search.query``, ``search.present`` (a row's text), ``search.sentences``, ``search.verdict``
-and ``text``.
+May import ``core`` (links), ``ingest.evidence`` (the kinds), ``ingest.assemble`` (the facts' languages),
+``search.conversation`` (a carried term's share), ``search.grouping``, ``search.query``, ``search.present`` (a row's
+text), ``search.sentences``, ``search.verdict`` and ``text``.
 """
 from __future__ import annotations
 
