@@ -104,6 +104,12 @@ def recording_searcher(settings, client):
             super().__init__(*args, **kwargs)
             self.kept: list[dict] = []  # per search: what its verdict and card read, emptied by ``record``
 
+        def keep_matching(self, *args):  # judges the first page to list the right pages: not the verdict kept
+            before = len(self.kept)
+            listed = super().keep_matching(*args)
+            del self.kept[before:]
+            return listed
+
         def judge(self, query, retrieved, first, shown, principals):
             self.kept.append({"query": query, "lists": retrieved.ranked_lists, "first": first,
                               "principals": principals})

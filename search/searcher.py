@@ -16,7 +16,8 @@ one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (
 question's multilingual vector, when the stage after it can change the first page) -> ``match_closest`` (the
 best pages' closest sentences to a question read on its own: ``sentences``; then their closest leaf evidence in a
 multilingual model, any language: ``multilingual``; both in one ``_msearch``: ``closest``) ->
-``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``order`` (the page of results, by
+``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``keep_matching`` (below a first
+page that is no good match, only the pages holding some of the question) -> ``order`` (the page of results, by
 relevance or the matching pages newest first: ``present``, judged by ``judge``: each result's and the answer's
 verdict, strong, weak or none, and calibrated confidence: ``verdict``) -> ``answer`` (the answer
 card, the one unit of a strong first page's evidence that answers: ``answer``) -> ``to_hits`` (the page of
@@ -193,7 +194,7 @@ class Searcher:
                                                 self.embed_multilingual(request, plan, query, retrievers, groups),
                                                 groups)
         groups = self.collapse_duplicates(request, plan, groups)
-        ranked = sorted(groups, key=lambda found: -found.score)
+        ranked = self.keep_matching(request, query, retrieved, sorted(groups, key=lambda found: -found.score))
         first, shown, judgements = self.order(request, query, retrieved, ranked)
         hits = self.to_hits(query, shown)
         for hit, judgement in zip(hits, judgements):
@@ -369,9 +370,8 @@ class Searcher:
 
     def prioritize(self, plan: Plan, query: Query, retrievers: list[Retriever], fused: list[dict]) -> list[dict]:
         """The priors added in units of what a first rank of a weight-1 retriever is worth, best first."""
-        cfg = self.settings.search
-        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], cfg.rrf_k)
-        return apply_priors(fused, query, self.lemmatizer, unit, cfg)
+        unit = fusion.rank_one_unit(plan.fusion, [r.weight for r in retrievers], self.settings.search.rrf_k)
+        return apply_priors(fused, query, self.lemmatizer, unit, self.settings.search)
 
     def rerank(self, plan: Plan, query: Query, fused: list[dict]) -> list[dict]:
         """The configured cross-encoder's ranking joined with the fusion (not for the baseline)."""
@@ -429,13 +429,20 @@ class Searcher:
         and not when the request or ``collapse_duplicates`` turns it off."""
         if not self.collapses(request) or plan.group != "page":
             return groups
-        cfg = self.settings.search
-        return collapse_near_duplicates(groups, cfg.near_duplicate_bits)
+        return collapse_near_duplicates(groups, self.settings.search.near_duplicate_bits)
 
     def collapses(self, request: SearchRequest) -> bool:
         """Whether near-duplicate pages are folded into one result: the request's switch, else the setting's."""
         wanted = request.collapse_duplicates
         return self.settings.search.collapse_duplicates if wanted is None else wanted
+
+    def keep_matching(self, request: SearchRequest, query: Query, retrieved: Retrieved,
+                      ranked: list[Group]) -> list[Group]:
+        """``ranked``; below a first page that is no good match (verdict ``none``), only the pages holding some of the
+        question in any form (coverage above 0): the others neighbour its vector alone ("xyzzyplugh"), maybe all."""
+        first = self.judge(query, retrieved, ranked[:1], [], request.groups)[0]
+        return ranked if first.verdict != NONE else [found for found, judgement in zip(
+            ranked, self.judge(query, retrieved, [], ranked, request.groups)[1], strict=True) if judgement.coverage > 0]
 
     def order(self, request: SearchRequest, query: Query, retrieved: Retrieved,
               ranked: list[Group]) -> tuple[Judgement, list[Group], list[Judgement]]:

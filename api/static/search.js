@@ -98,6 +98,10 @@ function renderAnswer(data) {
       <p class="answer-source">From ${source}${a.heading_path.length ? " › " + esc(a.heading_path.join(" › ")) : ""}</p></section>`;
   } else if (data.hits.length && data.verdict === "none" && data.answer !== undefined) {
     el.innerHTML = `<p class="no-match">No good match for “${esc(data.query)}”. The closest pages:</p>`;
+  } else if (data.verdict === "none" && data.answer !== undefined && !filtered()) {
+    // No page holds any word of it (a page's vector neighbours alone are no closest pages): nothing is listed.
+    el.innerHTML = `<p class="no-match">No good match for “${esc(data.query)}”: no page holds any of its words.</p>
+      <p>Check the spelling, or ask with other words.</p>`;
   } else {
     el.innerHTML = "";
   }
@@ -190,7 +194,8 @@ async function run({page = 1, question = false} = {}) {
     renderSuggestion(data);
     renderAnswer(data);
     renderFilters(data);
-    results.innerHTML = data.hits.length ? ""
+    const saidAbove = !filtered() && data.answer !== undefined;  // "No good match", over the answer's place
+    results.innerHTML = data.hits.length || saidAbove ? ""
       : `<p>No results for “${esc(data.query)}”${filtered() ? " with these filters" : ""}.</p>`;
     showHits(data.hits, 1, setApart(data, data.hits));
   }

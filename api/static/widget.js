@@ -278,7 +278,8 @@
     const spelling = [...Object.values(data.spelling || {}), ...Object.values(data.acronyms || {})].join(", ");
     const found = noMatch ? `No good match for “${query}”`
       : data.total ? `${data.total} page${data.total === 1 ? "" : "s"}`
-        + (above.length && below.length ? ` · ${below.length} less related below` : "") : "No results.";
+        + (above.length && below.length ? ` · ${below.length} less related below` : "")
+      : data.verdict === "none" ? `No good match for “${query}”: no page holds any of its words` : "No results.";
     status.textContent = found + following
       + (spelling ? ` · also searched for: ${spelling}` : "")
       + (data.warnings.length ? ` · ${data.warnings[0]}` : "");

@@ -92,7 +92,8 @@ def test_the_widget_without_a_good_match_passes_axe(page, widget_api, intranet):
     _, allowed, _ = intranet
     phone(page)
     page.open(allowed + "/")
-    shown = searched_on(page, "xyzzyplugh")
+    shown = searched_on(page, "Who approves my expense report?")  # no page on expenses: the closest pages
     assert shown["status"].startswith("No good match") and shown["options"]
+    assert page.evaluate("document.querySelector('.evident-widget .evident-separator').textContent") == "Closest pages"
     assert page.evaluate(OVERFLOW) <= 0
     assert violations(page, json.dumps(".evident-widget")) == []

@@ -27,7 +27,8 @@ SHOWN = """(() => ({
   meta: document.getElementById('meta').textContent,
   more: !document.getElementById('more').hidden,
   address: location.search}))()"""
-ANSWERED = "document.querySelectorAll('#results .hit').length > 0 || /No results/.test(document.getElementById('results').textContent)"
+ANSWERED = ("document.querySelectorAll('#results .hit').length > 0"
+            " || /No results|No good match/.test(document.querySelector('main').textContent)")
 
 
 def runbook_fact() -> dict:
@@ -120,7 +121,7 @@ def test_two_rows_that_answer_alike_show_together_in_the_card(page, served, samp
 
 
 def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_corpus):
-    shown = opened(page, f"{served}/?q=TideSense&space=HR&date_from=2025-01-01")
+    shown = opened(page, f"{served}/?q=Lumen+Harbor&space=HR&date_from=2025-01-01")
     assert shown["hits"] and all(h["facts"].startswith("People & HR · ") for h in shown["hits"]), shown["hits"]
     assert "space=HR" in shown["ticked"]
     assert shown["meta"].startswith(f"{len(shown['hits'])} page{'' if len(shown['hits']) == 1 else 's'} · ")
@@ -129,7 +130,7 @@ def test_filters_are_taken_from_the_address_and_kept_there(page, served, sample_
     page.click("#filters input[name=space][value=HR]")  # the filter taken off: every space again, in the address
     page.wait_for("!location.search.includes('space=HR')", "the address without the space filter")
     after = page.wait_for(f"(s => s.hits.some(h => !h.facts.startsWith('HR')) && s)({SHOWN})", "results of any space")
-    assert parse_qs(urlsplit(after["address"]).query) == {"q": ["TideSense"], "date_from": ["2025-01-01"]}
+    assert parse_qs(urlsplit(after["address"]).query) == {"q": ["Lumen Harbor"], "date_from": ["2025-01-01"]}
 
 
 def test_more_results_adds_the_next_page(page, served, sample_corpus):
@@ -177,18 +178,27 @@ def test_the_follow_up_chip_shows_what_is_carried_and_removing_it_asks_afresh(pa
 
 def test_a_question_that_matches_nothing_says_so_and_starts_afresh(page, served, sample_corpus):
     """"xyzzyplugh" after the bike question: no word of any language, none the samples write. It is read on its own,
-    so "No good match" stands over the closest pages, never the bike page the conversation found, and the chip
-    says it began a new topic."""
+    so it gets "No good match" and no page at all, since no page holds any of it (the bike page the conversation
+    found least of all), and the chip says it began a new topic."""
     opened(page, f"{served}/", "!!document.getElementById('q')")
-    bike = asked(page, "how do I lease a bike")["hits"][0]["href"]
+    asked(page, "how do I lease a bike")
     nonsense = asked(page, "xyzzyplugh")
     page.screenshot("search-no-match.png")
-    assert nonsense["answer"].startswith("No good match for “xyzzyplugh”")
-    assert page.evaluate("document.getElementById('results').classList.contains('closest')")
-    assert nonsense["hits"] and bike not in [h["href"] for h in nonsense["hits"]]
+    assert nonsense["answer"].startswith("No good match for “xyzzyplugh”: no page holds any of its words")
+    assert not nonsense["hits"] and nonsense["meta"].startswith("0 pages") and not nonsense["more"]
     assert nonsense["following"].startswith("New topic: xyzzyplugh") and "→" not in nonsense["following"]
     follow_up = asked(page, "and the bike?")  # the next question follows the new topic, not the bike question
     assert follow_up["following"].startswith("Following: xyzzyplugh → and the bike?")
+
+
+def test_a_question_no_page_answers_well_gets_the_closest_pages_under_no_good_match(page, served, sample_corpus):
+    """"How can I get a bike through work?": no page writes "bike", so none is a good match. The pages that hold some
+    of the question are the closest, People & HR first (it says "bicycles"), under "No good match"."""
+    shown = opened(page, f"{served}/?{urlencode({'q': 'How can I get a bike through work?'})}")
+    page.screenshot("search-closest.png")
+    assert shown["answer"].startswith("No good match for “How can I get a bike through work?”. The closest pages:")
+    assert page.evaluate("document.getElementById('results').classList.contains('closest')")
+    assert shown["hits"][0]["title"] == "People & HR"
 
 
 def test_results_that_match_nothing_are_set_apart_below_those_that_match(page, served, client, sample_corpus):

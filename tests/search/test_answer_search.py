@@ -22,6 +22,23 @@ def test_a_question_the_corpus_does_not_answer_gets_none_and_no_card(sample_corp
     assert all(hit.verdict != "strong" for hit in response.hits)
 
 
+@pytest.mark.parametrize("question", ["xyzzyplugh", "how do I reset my vpn token"])
+def test_a_question_no_page_holds_a_word_of_lists_no_page(sample_corpus, searcher, question):
+    """The samples write none of these words (they have no VPN page): the pages nearest the question's vector are
+    no closest pages, and the answer lists none, as a search box does for words it has never seen."""
+    response = searcher.search(SearchRequest(query=question, k=50))
+    assert response.verdict == "none" and response.hits == [] and response.total == 0 and response.answer is None
+    assert not any(response.facets.get("space", {}).values())
+
+
+def test_a_question_no_page_answers_well_lists_the_pages_holding_some_of_it(sample_corpus, searcher):
+    """No sample writes "bike": no good match, and the closest pages are those holding some of the question, People
+    & HR (it says "bicycles") first; the alarms runbook, which holds none of it, is not among them."""
+    response = searcher.search(SearchRequest(query="How can I get a bike through work?", k=50))
+    assert response.verdict == "none" and response.hits[0].url == PEOPLE
+    assert RUNBOOK not in [hit.url for hit in response.hits] and response.total == len(response.hits)
+
+
 def test_a_question_a_sentence_answers_gets_that_sentence_as_its_card(sample_corpus, searcher):
     response = searcher.search(SearchRequest(query="Wann verfällt der Resturlaub?"))
     assert response.hits[0].url == URLAUB and response.verdict == "strong"
