@@ -71,7 +71,8 @@ class Summary(BaseModel):
     queue: dict = Field(description="the queue's name, the files waiting, and per minute over the last hours")
     jobs: list[Job]
     errors: list[RecordedError]
-    searches: dict = Field(description="search analytics of the last days: searches, clicks, top and zero-hit")
+    searches: dict = Field(description="search analytics of the last days: searches, clicks, top and zero-hit, "
+                                       "answer cards shown and marked helpful or not")
     flower: str = Field(description="Celery's monitor beside the API")
 
 

@@ -36,6 +36,7 @@ OPERATION_EXAMPLES: dict[str, dict] = {
     "suggest": {"request": {"q": "vpn se", "k": 8}, "200": {"suggestions": [
         {"title": "VPN setup", "url": HIT["url"], "space": "OPS", "space_name": "Operations"}]}},
     "click": {"request": {"search_id": "5f0c2a9e7b1d4c36", "url": HIT["url"], "rank": 1}},
+    "feedback": {"request": {"search_id": "5f0c2a9e7b1d4c36", "helpful": False}},
     "health": {"200": {"status": "ok", "opensearch": "green", "opensearch_nodes": 1, "redis": "ok", "workers": 2}},
     "listJobs": {"200": [JOB]},
     "getJob": {"200": JOB},

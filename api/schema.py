@@ -249,6 +249,14 @@ class Click(BaseModel):
     rank: int = Field(ge=1, le=MAX_K * MAX_PAGE, description="1-based position of the result in the answer")
 
 
+class Feedback(BaseModel):
+    """``POST /api/feedback``: the asker's word on the answer card of a search: did it answer the question?"""
+
+    search_id: str = Field(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN,
+                           description="the ``search_id`` of the answer whose card it is")
+    helpful: bool = Field(description="true: the card answered the question; false: it did not")
+
+
 class Retry(BaseModel):
     """``POST /api/ingest/retry``: a recorded error to queue its file again for."""
 

@@ -1,6 +1,6 @@
 """Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/suggest`` (pages
 by title as the box is typed in), ``/api/click``
-(a result opened, for the search log), ``/api/health``. Warnings, and the query and URL written to the
+(a result opened, for the search log), ``/api/feedback`` (did the answer card answer?), ``/api/health``. Warnings, and the query and URL written to the
 search log, are redacted (``core.urls.redact``): a pasted token or a configured password stays out of both.
 
 The caller's principals come from ``api.identity`` (never from a header anyone can set); a presented
@@ -16,7 +16,7 @@ from spectree import Response
 
 from api.errors import BadRequest
 from api.identity import Caller
-from api.schema import (ANYONE, Click, Error, Health, SearchBody, SearchParams, SearchResult, SuggestParams,
+from api.schema import (ANYONE, Click, Error, Feedback, Health, SearchBody, SearchParams, SearchResult, SuggestParams,
                         Suggestions, spec)
 from core.profile import recording, server_timing
 from core.searchlog import anonymised
@@ -119,7 +119,8 @@ def answer(params: SearchParams):
     response.search_id = ev["searchlog"].search(
         redact(response.query), response.took_ms, response.total, response.lang,
         search_request.mode or settings.search.mode,
-        caller=anonymised(who, settings.api.caller_id_salt), session=params.session, verdict=response.verdict)
+        caller=anonymised(who, settings.api.caller_id_salt), session=params.session, verdict=response.verdict,
+        answer=(response.answer.evidence_id, response.answer.title) if response.answer else ("", ""))
     answered = jsonify(response.as_json())
     answered.headers["Server-Timing"] = server_timing(profile)  # the stages' times, for a browser's developer tools
     return answered
@@ -147,6 +148,20 @@ def click():
     body: Click = request.context.json
     if not _evident()["searchlog"].click(body.search_id, redact(body.url), body.rank):
         return jsonify({"error": f"search_id: no search {body.search_id!r} in the search log", "errors": []}), 404
+    return "", 204
+
+
+@search.post("/api/feedback")
+@spec.validate(json=Feedback, resp=Response("HTTP_204", HTTP_404=Error, **ERRORS), tags=["search"],
+               operation_id="feedback", security=ANYONE)
+def feedback():
+    """The asker's word on a search's answer card, kept on that search's log line: the console lists the cards
+    marked not helpful. 404 when no search has that id, or the search showed no card."""
+    body: Feedback = request.context.json
+    kept = _evident()["searchlog"].feedback(body.search_id, body.helpful)
+    if not kept:
+        reason = "no search with that id in the search log" if kept is None else "that search showed no answer card"
+        return jsonify({"error": f"search_id {body.search_id!r}: {reason}", "errors": []}), 404
     return "", 204
 
 

@@ -95,7 +95,10 @@ function renderAnswer(data) {
   if (a && data.verdict !== "none") {
     const source = safeUrl(a.url) ? `<a href="${esc(safeUrl(a.url))}">${esc(a.title)}</a>` : esc(a.title);
     el.innerHTML = `<section class="answer" aria-label="Answer">${answerText(a)}
-      <p class="answer-source">From ${source}${a.heading_path.length ? " › " + esc(a.heading_path.join(" › ")) : ""}</p></section>`;
+      <p class="answer-source">From ${source}${a.heading_path.length ? " › " + esc(a.heading_path.join(" › ")) : ""}</p>
+      <p class="answer-feedback" aria-live="polite">Did this answer your question?
+        <button type="button" data-helpful="true">Yes</button> <button type="button" data-helpful="false">No</button></p>
+      </section>`;
   } else if (data.hits.length && data.verdict === "none" && data.answer !== undefined) {
     el.innerHTML = `<p class="no-match">No good match for “${esc(data.query)}”. The closest pages:</p>`;
   } else if (data.verdict === "none" && data.answer !== undefined && !filtered()) {
@@ -221,6 +224,15 @@ byId("results").addEventListener("click", e => {
   // The conversation remembers what was opened: a follow-up is about that page.
   if (conversation.length) conversation[conversation.length - 1].opened.push(link.href);
   navigator.sendBeacon("/api/click", new Blob([JSON.stringify(click)], {type: "application/json"}));
+});
+// The asker's word on the answer card, kept on its search's log line: the console lists the cards marked not helpful.
+byId("answer").addEventListener("click", async e => {
+  const button = e.target.closest(".answer-feedback button");
+  if (!button || !lastSearchId) return;
+  const line = button.parentElement;
+  const resp = await fetch("/api/feedback", {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({search_id: lastSearchId, helpful: button.dataset.helpful === "true"})});
+  line.textContent = resp.ok ? "Thank you: noted." : "Your answer could not be noted; please try again later.";
 });
 // "Did you mean" and its undo stand in for the question just asked: they replace its turn, not follow it.
 byId("suggestion").addEventListener("click", e => {

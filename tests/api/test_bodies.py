@@ -1,5 +1,5 @@
 """A body that is not JSON where an endpoint takes JSON is a 415 or a 400 naming the body and the reason, on
-each of the four endpoints that take one; never a 500, and never a traceback in the log."""
+each of the endpoints that take one; never a 500, and never a traceback in the log."""
 from __future__ import annotations
 
 import logging
@@ -10,7 +10,7 @@ import pytest
 from api.bodies import MAX_JSON_DEPTH, json_depth
 from tests.api.conftest import ADMIN
 
-JSON_ENDPOINTS = ("/api/search", "/api/click", "/api/ingest/retry", "/api/admin/sources")
+JSON_ENDPOINTS = ("/api/search", "/api/click", "/api/feedback", "/api/ingest/retry", "/api/admin/sources")
 DEEP_LEVELS = 5000  # the nesting that overflowed the recursive JSON parser (a 25 KB body with the spaces)
 # CPU seconds of the test process (not the clock, which other processes on a shared machine stretch): a 1 MB
 # body is counted in milliseconds; quadratic work would take minutes

@@ -67,6 +67,22 @@ def test_the_console_shows_the_index_jobs_and_searches(served, sample_corpus, pa
     assert "evidence" in dom and "files waiting" in dom and "top queries" in dom and "<td>" in dom
 
 
+def test_an_answer_card_marked_not_helpful_on_the_search_page_is_listed_in_the_console(app, served, stores,
+                                                                                      sample_corpus, page):
+    """The asker says the card did not answer; the console lists the question with the card's page, for the admin
+    to act on (a page to fix, a card to report)."""
+    question = "Wann verfällt der Resturlaub?"
+    rendered(page, f"{served}/?q={question.replace(' ', '+')}", "!!document.querySelector('.answer-feedback button')")
+    assert page.evaluate("document.querySelector('.answer-feedback').textContent").strip().startswith(
+        "Did this answer your question?")
+    page.click(".answer-feedback button[data-helpful=false]")
+    page.wait_for("document.querySelector('.answer-feedback').textContent === 'Thank you: noted.'", "the word noted")
+    page.screenshot("search-answer-feedback.png")
+    stores.indices.refresh(index=app.extensions["evident"]["settings"].opensearch.searchlog_index)
+    dom = rendered(page, f"{served}/admin", SUMMARISED)
+    assert "answers marked not helpful" in dom and f"{question} → Urlaubsregelung" in dom
+
+
 # Per chart: its caption, and the minutes drawn as bars with what each says when pointed at.
 CHARTS = """[...document.querySelectorAll('#activity figure.chart')].map(f => ({
   caption: f.querySelector('figcaption').textContent, shown: f.querySelector('svg').getBoundingClientRect().height > 0,

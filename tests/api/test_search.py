@@ -242,6 +242,26 @@ def test_each_search_and_click_is_logged_for_the_search_dashboard(app, client, s
     assert entry["clicks"] == 2 and entry["first_click_rank"] == 2 and entry["clicked_url"] == clicked["url"]
 
 
+def test_the_asker_can_say_whether_the_answer_card_answered(app, client, stores, sample_corpus):
+    """A search with a card takes the asker's word on it, kept on its log line; one without a card refuses it with a
+    404 saying so, as does a search id the log never saw; a body without the word is a 400 naming it."""
+    log_index = app.extensions["evident"]["settings"].opensearch.searchlog_index
+    answered = client.get("/api/search", query_string={"q": "Wann verfällt der Resturlaub?"}).get_json()
+    assert answered["answer"] is not None
+    said = client.post("/api/feedback", json={"search_id": answered["search_id"], "helpful": False})
+    assert said.status_code == 204
+    entry = stores.get(index=log_index, id=answered["search_id"])["_source"]
+    assert entry["feedback"] == "not_helpful" and entry["answer_id"] == answered["answer"]["evidence_id"]
+    assert entry["answer_title"] == answered["answer"]["title"]
+    nothing = client.get("/api/search", query_string={"q": "xyzzyplugh"}).get_json()
+    refused = client.post("/api/feedback", json={"search_id": nothing["search_id"], "helpful": True})
+    assert refused.status_code == 404 and "showed no answer card" in refused.get_json()["error"]
+    unknown = client.post("/api/feedback", json={"search_id": "0" * 32, "helpful": True})
+    assert unknown.status_code == 404 and "no search" in unknown.get_json()["error"]
+    wordless = client.post("/api/feedback", json={"search_id": answered["search_id"]})
+    assert wordless.status_code == 400 and "helpful" in str(wordless.get_json())
+
+
 @pytest.mark.parametrize("body, status", [
     ({"search_id": "0" * 32, "url": "https://wiki.example.com/x", "rank": 1}, 404),  # no such search
     ({"search_id": "../../_delete", "url": "u", "rank": 1}, 400),

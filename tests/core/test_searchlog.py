@@ -43,3 +43,27 @@ def test_a_console_counts_only_its_own_alias_searches(stores, settings):
     summary = mine.summary(days=1)
     assert summary["searches"] == 1 and summary["zero_hit"] == [] and summary["top"] == [["where is the canteen", 1]]
     stores.indices.delete(index=index)
+
+
+def test_the_askers_word_on_an_answer_card_is_kept_and_the_cards_marked_not_helpful_are_listed(stores, settings):
+    index = f"{settings.opensearch.searchlog_index}-feedback"
+    stores.indices.delete(index=index, ignore_unavailable=True)
+    log = SearchLog(stores, index)
+    card = ("urlaub#s3", "Urlaubsregelung")
+    wrong = log.search("wann verfällt der resturlaub", 12, hits=3, lang="de", mode="hybrid", verdict="strong",
+                       answer=card)
+    assert log.feedback(wrong, helpful=True) is True  # at once: the line still queued is written first
+    assert log.feedback(wrong, helpful=False) is True  # the last word is kept
+    right = log.search("how do I lease a bike", 12, hits=3, lang="en", mode="hybrid", verdict="strong",
+                       answer=("hr#s1", "People & HR"))
+    no_card = log.search("xyzzyplugh", 12, hits=0, lang="en", mode="hybrid", verdict="none")
+    log.flush()
+    assert log.feedback(right, helpful=True) is True
+    assert log.feedback(no_card, helpful=False) is False  # no card to be right or wrong about
+    assert log.feedback("0" * 32, helpful=False) is None
+    stores.indices.refresh(index=index)
+    summary = log.summary(days=1)
+    assert summary["cards"] == {"shown": 2, "helpful": 1, "not_helpful": 1}
+    assert summary["not_helpful"] == [["wann verfällt der resturlaub → Urlaubsregelung", 1]]
+    assert "feedback" not in stores.get(index=index, id=no_card)["_source"]
+    stores.indices.delete(index=index)

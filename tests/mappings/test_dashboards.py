@@ -251,3 +251,13 @@ def test_search_dashboard_shows_top_queries_beside_zero_hit_and_no_click():
     top_cell, zero_cell = grid[panel_of["evident-top-queries"]], grid[panel_of["evident-zero-hit-queries"]]
     assert top_cell["y"] == zero_cell["y"] and top_cell["x"] != zero_cell["x"]  # side by side
     assert "evident-no-click-queries" in panel_of and "evident-clicks-by-rank" in panel_of
+
+
+def test_search_dashboard_lists_the_answer_cards_marked_not_helpful():
+    """The asker's word on a card (``POST /api/feedback``) lands on the dashboard as the queries to act on."""
+    dash = next(o for o in OBJECTS if o["attributes"].get("title") == "Evident search")
+    assert "evident-not-helpful-answers" in {r["id"] for r in dash["references"]}
+    vis = BY_KEY[("visualization", "evident-not-helpful-answers")]
+    source = json.loads(vis["attributes"]["kibanaSavedObjectMeta"]["searchSourceJSON"])
+    fields = [a["params"].get("field") for a in json.loads(vis["attributes"]["visState"])["aggs"] if a["type"] == "terms"]
+    assert source["query"]["query"] == "feedback:not_helpful" and fields == ["q.raw", "answer_title"]
