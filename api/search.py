@@ -1,7 +1,7 @@
 """Search endpoints: the search page, ``/api/search`` (GET, and POST with the conversation), ``/api/suggest`` (pages
-by title as the box is typed in), ``/api/click``
-(a result opened, for the search log), ``/api/feedback`` (did the answer card answer?), ``/api/health``. Warnings, and the query and URL written to the
-search log, are redacted (``core.urls.redact``): a pasted token or a configured password stays out of both.
+by title as the box is typed in), ``/api/click`` (a result opened, for the search log), ``/api/feedback`` (did the
+answer card answer the question?), ``/api/health``. Warnings, and the query and URL written to the search log,
+are redacted (``core.urls.redact``): a pasted token or a configured password stays out of both.
 
 The caller's principals come from ``api.identity`` (never from a header anyone can set); a presented
 identity that fails verification is served public results with a warning saying why. A search's answer carries
@@ -16,8 +16,8 @@ from spectree import Response
 
 from api.errors import BadRequest
 from api.identity import Caller
-from api.schema import (ANYONE, Click, Error, Feedback, Health, SearchBody, SearchParams, SearchResult, SuggestParams,
-                        Suggestions, spec)
+from api.schema import (ANYONE, Click, Error, Feedback, Health, SearchBody, SearchParams, SearchResult,
+                        SuggestParams, Suggestions, spec)
 from core.profile import recording, server_timing
 from core.searchlog import anonymised
 from core.urls import redact

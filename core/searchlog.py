@@ -40,7 +40,7 @@ CLICK_SCRIPT = ("ctx._source.clicks = (ctx._source.clicks == null ? 0 : ctx._sou
                 "if (ctx._source.first_click_rank == null) { ctx._source.first_click_rank = params.rank; "
                 "ctx._source.clicked_url = params.url; }")
 # The asker's word on a search's answer card; none on a search without a card (the update does nothing then).
-FEEDBACK_SCRIPT = ("if (ctx._source.answer_id == null || ctx._source.answer_id == '') { ctx.op = 'noop' } "
+FEEDBACK_SCRIPT = ("if (ctx._source.answer_id == null) { ctx.op = 'noop' } "
                    "else { ctx._source.feedback = params.feedback }")
 HELPFUL, NOT_HELPFUL = "helpful", "not_helpful"
 # A query that found nothing: no page, or pages of which none matches well (the answer's verdict ``none``).
@@ -98,7 +98,8 @@ class SearchLog:
     def _update(self, search_id: str, script: str, params: dict) -> dict | None:
         """Run ``script`` on a search's line; None when no search has that id. A line still queued (an answer
         acted on within ``WRITE_EVERY`` of its search) is written first."""
-        update = functools.partial(self.client.update, index=self.index, id=search_id, retry_on_conflict=CLICK_RETRIES,
+        update = functools.partial(self.client.update, index=self.index, id=search_id,
+                                   retry_on_conflict=CLICK_RETRIES,
                                    body={"script": {"source": script, "lang": "painless", "params": params}})
         try:
             return update()
