@@ -65,7 +65,8 @@ from search.schema import Answer, Hit, SearchRequest, SearchResponse, Turn
 from search.sentences import AskedUnits, applies as sentences_apply
 from search.spelling import SpellingCorrector, spelled
 from search.syntax import read_syntax
-from search.verdict import NO_RESULT, NONE, Judgement, follows_conversation, judge_all, question_terms, short_lemmas
+from search.verdict import (NO_RESULT, NONE, Judgement, follows_conversation, judge_all, matching, question_terms,
+                            short_lemmas)
 from search.vocabulary import CorpusWords
 from text.detect import detect_language, known_word
 from text.lemmas import Lemmatizer
@@ -441,8 +442,7 @@ class Searcher:
         """``ranked``; below a first page that is no good match (verdict ``none``), only the pages holding some of the
         question in any form (coverage above 0): the others neighbour its vector alone ("xyzzyplugh"), maybe all."""
         first = self.judge(query, retrieved, ranked[:1], [], request.groups)[0]
-        return ranked if first.verdict != NONE else [found for found, judgement in zip(
-            ranked, self.judge(query, retrieved, [], ranked, request.groups)[1], strict=True) if judgement.coverage > 0]
+        return ranked if first.verdict != NONE else matching(ranked, question_terms(query))
 
     def order(self, request: SearchRequest, query: Query, retrieved: Retrieved,
               ranked: list[Group]) -> tuple[Judgement, list[Group], list[Judgement]]:

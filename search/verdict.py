@@ -274,14 +274,24 @@ def weigh_unknown(terms: list[tuple[float, set[str]]], named: list[str], judged:
             for term, (weight, spellings) in zip(named, terms)]
 
 
-def group_words(found: Group) -> TextWords:
-    """The words of what a page's retrieved evidence says, with its title, headings and breadcrumb: each text's
-    words as kept (``text_words_of``), together."""
+def group_texts(found: Group) -> list[str]:
+    """What a page's retrieved evidence says, with its title, headings and breadcrumb: the texts a verdict reads."""
     src = found.items[0]["_source"]
     parts = [f"{src.get('title', '')}\n{' '.join(src.get('breadcrumb', []) or [])}"]
     for item in found.items:
         parts += [" ".join(item["_source"].get("heading_path", []) or []), item["_source"].get("text", "")]
-    return TextWords.union(text_words_of(part) for part in parts)
+    return parts
+
+
+def group_words(found: Group) -> TextWords:
+    """The words of a page's texts (``group_texts``), each text's as kept (``text_words_of``), together."""
+    return TextWords.union(text_words_of(part) for part in group_texts(found))
+
+
+def matching(groups: list[Group], terms: list[tuple[float, set[str]]]) -> list[Group]:
+    """The pages of ``groups`` that hold any of ``terms`` (their coverage above 0), each read text by text and no
+    further once one is held: what a search lists below a first page that is no good match."""
+    return [found for found in groups if any(holds_any(terms, text) for text in group_texts(found))]
 
 
 def list_pages(ranked_lists: list[list[dict]]) -> list[list[str]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 from search.grouping import Group
 from search.query import Query, ResolvedQuery
 from search.verdict import (CALIBRATION, FOLLOW_UP_CALIBRATION, NONE, STRONG, WEAK, TextWords, agreement, calibrated,
-                            coverage, holds, holds_any, judge_all, question_terms, text_words_of, verdict_of)
+                            coverage, holds, holds_any, judge_all, matching, question_terms, text_words_of,
+                            verdict_of)
 
 
 def query(text: str, lemmas: list[str], lang: str = "en", translated: dict | None = None,
@@ -55,6 +56,21 @@ def test_a_word_holds_a_term_when_its_coverage_is_above_nothing():
         assert holds_any(asked, word) == (coverage(asked, word) > 0), word
     assert holds_any(asked, "quaymaster") and not holds_any(asked, "mira")
     assert holds_any([], "mira") and coverage([], "mira") == 1.0  # a question without content terms
+
+
+def test_the_pages_matching_a_question_are_those_whose_coverage_is_above_nothing():
+    """Below a first page that is no good match, a search lists only these: one holding the question in a word of its
+    title, of another form ("releases") or translated, never one that holds none of it."""
+    asked = question_terms(query("Freigabe des Quaymaster-Release", ["freigabe", "quaymaster", "release"], lang="de",
+                                 translated={"en": {"freigabe": ["approval"]}}))
+    pages = [page("u/title", "Quaymaster overview", "Ports and berths."), page("u/form", "Notes", "Two releases a year."),
+             page("u/translated", "Sign-off", "Approval by the CAB."), page("u/none", "Canteen", "Lunch is at noon.")]
+    kept = matching(pages, asked)
+    assert [found.items[0]["_source"]["url"] for found in kept] == ["u/title", "u/form", "u/translated"]
+    judged = judge_all(pages, query("Freigabe des Quaymaster-Release", ["freigabe", "quaymaster", "release"],
+                                    lang="de", translated={"en": {"freigabe": ["approval"]}}), [])
+    assert [judgement.coverage > 0 for judgement in judged] == [True, True, True, False]
+    assert matching(pages, []) == pages  # a question without content terms: every page
 
 
 def test_a_missing_rare_name_costs_more_than_a_missing_common_word():
