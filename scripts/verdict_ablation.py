@@ -104,11 +104,11 @@ def recording_searcher(settings, client):
             super().__init__(*args, **kwargs)
             self.kept: list[dict] = []  # per search: what its verdict and card read, emptied by ``record``
 
-        def keep_matching(self, *args):  # judges the first page to list the right pages: not the verdict kept
+        def order(self, *args):  # the judgement kept is the page listed first's, after pages matching nothing left
             before = len(self.kept)
-            listed = super().keep_matching(*args)
-            del self.kept[before:]
-            return listed
+            ordered = super().order(*args)
+            del self.kept[before:-1]
+            return ordered
 
         def judge(self, query, retrieved, first, shown, principals):
             self.kept.append({"query": query, "lists": retrieved.ranked_lists, "first": first,

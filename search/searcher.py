@@ -16,10 +16,10 @@ one ``hybrid`` query with a search pipeline when OpenSearch fuses) -> ``fuse`` (
 question's multilingual vector, when the stage after it can change the first page) -> ``match_closest`` (the
 best pages' closest sentences to a question read on its own: ``sentences``; then their closest leaf evidence in a
 multilingual model, any language: ``multilingual``; both in one ``_msearch``: ``closest``) ->
-``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``keep_matching`` (below a first
-page that is no good match, only the pages holding some of the question) -> ``order`` (the page of results, by
+``collapse_duplicates`` (near-duplicate pages as one result: ``duplicates``) -> ``order`` (the page of results, by
 relevance or the matching pages newest first: ``present``, judged by ``judge``: each result's and the answer's
-verdict, strong, weak or none, and calibrated confidence: ``verdict``) -> ``answer`` (the answer
+verdict, strong, weak or none, and calibrated confidence: ``verdict``; below a first page that is no good match,
+only the pages holding some of the question) -> ``answer`` (the answer
 card, the one unit of a strong first page's evidence that answers: ``answer``) -> ``to_hits`` (the page of
 results asked for, snippets, facets: ``present``). The caller's ACL filter is inside every retriever, so a
 restricted page never reaches the fusion step. A request to ``explain`` has the fusion, the priors and the
@@ -195,8 +195,8 @@ class Searcher:
                                                 self.embed_multilingual(request, plan, query, retrievers, groups),
                                                 groups)
         groups = self.collapse_duplicates(request, plan, groups)
-        ranked = self.keep_matching(request, query, retrieved, sorted(groups, key=lambda found: -found.score))
-        first, shown, judgements = self.order(request, query, retrieved, ranked)
+        ranked, first, shown, judgements = self.order(request, query, retrieved,
+                                                      sorted(groups, key=lambda found: -found.score))
         hits = self.to_hits(query, shown)
         for hit, judgement in zip(hits, judgements):
             hit.verdict, hit.confidence = judgement.verdict, judgement.confidence
@@ -437,28 +437,25 @@ class Searcher:
         wanted = request.collapse_duplicates
         return self.settings.search.collapse_duplicates if wanted is None else wanted
 
-    def keep_matching(self, request: SearchRequest, query: Query, retrieved: Retrieved,
-                      ranked: list[Group]) -> list[Group]:
-        """``ranked``; below a first page that is no good match (verdict ``none``), only the pages holding some of the
-        question in any form (coverage above 0): the others neighbour its vector alone ("xyzzyplugh"), maybe all."""
-        first = self.judge(query, retrieved, ranked[:1], [], request.groups)[0]
-        return ranked if first.verdict != NONE else matching(ranked, question_terms(query))
-
     def order(self, request: SearchRequest, query: Query, retrieved: Retrieved,
-              ranked: list[Group]) -> tuple[Judgement, list[Group], list[Judgement]]:
-        """The answer's judgement (its best match's), and the page of results asked in the order asked with each
-        one's judgement (``judge``): ``ranked``, or newest first among the pages whose verdict is not ``none``, the
-        others after them (``present.newest_first``). Newest first judges every ranked page once, the order and
-        the verdicts shown alike; by relevance, only the page of results is judged."""
+              ranked: list[Group]) -> tuple[list[Group], Judgement, list[Group], list[Judgement]]:
+        """The pages listed, the answer's judgement (its best match's), and the page of results asked in the order
+        asked with each one's judgement (``judge``): ``ranked``, or newest first among the pages whose verdict is not
+        ``none``, the others after them (``present.newest_first``). Newest first judges every ranked page once, the
+        order and the verdicts shown alike; by relevance, only the page of results is judged. Below a first page
+        that is no good match, only the pages holding some of the question in any form are listed (``matching``),
+        maybe none: the others neighbour its vector alone ("xyzzyplugh")."""
         newest = request.sort == "updated"
         judged = ranked if newest else present.page_of(ranked, request.k, request.page)
         first, judgements = self.judge(query, retrieved, ranked[:1], judged, request.groups)
+        if first.verdict == NONE and len(kept := matching(ranked, question_terms(query))) < len(ranked):
+            return self.order(request, query, retrieved, kept)  # once: every page kept holds some of it
         if not newest:
-            return first, judged, judgements
+            return ranked, first, judged, judgements
         judgement_of = {id(found): judgement for found, judgement in zip(ranked, judgements)}
         listed = present.newest_first(ranked, [judgement.verdict != NONE for judgement in judgements])
         shown = present.page_of(listed, request.k, request.page)
-        return first, shown, [judgement_of[id(found)] for found in shown]
+        return ranked, first, shown, [judgement_of[id(found)] for found in shown]
 
     def judge(self, query: Query, retrieved: Retrieved, first: list[Group], shown: list[Group],
               principals: list[str]) -> tuple[Judgement, list[Judgement]]:
