@@ -15,6 +15,7 @@ from flask import Blueprint, current_app, jsonify, request
 from spectree import Response
 
 from api.admin_schema import Job, Jobs, Queue, RecordedErrors, Retried, Summary
+from api.errors import refusal_answer
 from api.schema import ADMINS, ANYONE, Error, Retry, SummaryParams, spec
 from api.search import current_caller
 from core.index import evidence_stats
@@ -35,8 +36,8 @@ def admins_only():
         return None
     if caller.anonymous:
         reason = f"identity not accepted: {caller.refused}" if caller.refused else "sign in as an admin"
-        return jsonify({"error": f"admin endpoints need an admin identity ({reason})", "errors": []}), 401
-    return jsonify({"error": "admin endpoints need the admin role", "errors": []}), 403
+        return refusal_answer(401, f"admin endpoints need an admin identity ({reason})")
+    return refusal_answer(403, "admin endpoints need the admin role")
 
 
 def _jobs():
@@ -48,7 +49,7 @@ def _job_record(status) -> dict:
 
 
 def _no_job(job_id: str):
-    return jsonify({"error": f"no ingest job {job_id!r}", "errors": []}), 404
+    return refusal_answer(404, f"no ingest job {job_id!r}")
 
 
 @admin.get("/api/ingest/jobs")
@@ -109,17 +110,17 @@ def retry():
     store = _jobs()
     failed = next((e for e in store.recent_errors() if e.get("job") == body.job and e.get("file") == body.file), None)
     if failed is None:
-        return jsonify({"error": f"no recorded error of {body.file!r} in job {body.job!r} to retry", "errors": []}), 404
+        return refusal_answer(404, f"no recorded error of {body.file!r} in job {body.job!r} to retry")
     origin = failed.get("path") or store.origin(body.job, body.file)
     if not origin or not os.path.lexists(origin):  # a symlink there now is the gate's to judge, below
         where = f"at {origin}" if origin else "where it was submitted from (no longer recorded)"
-        return jsonify({"error": f"cannot retry {body.file!r}: the file is no longer {where} on the API's machine; "
-                                 "ingest its folder again from where it is now", "errors": []}), 410
+        return refusal_answer(410, f"cannot retry {body.file!r}: the file is no longer {where} on the API's machine; "
+                                   "ingest its folder again from where it is now")
     try:
         job_id = queue_again(current_app.extensions["evident"]["celery"], store, CorpusFile(Path(origin), body.file))
     except (OSError, ValueError) as exc:  # each names the file and the reason
         store.record_error(body.job, body.file, f"retry refused: {exc}", origin)
-        return jsonify({"error": f"cannot retry {body.file!r}: {exc}", "errors": []}), 422
+        return refusal_answer(422, f"cannot retry {body.file!r}: {exc}")
     return jsonify({"job_id": job_id, "file": body.file})
 
 

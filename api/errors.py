@@ -67,6 +67,13 @@ def refused(method: str, path: str, status: int, reason: str) -> None:
     current_app.logger.info("%s %s refused with %d: %s", method, path, status, reason[:REASON_CHARS])
 
 
+def refusal_answer(status: int, message: str, errors: list[dict] | None = None):
+    """A 4xx a view decides itself (no such job, no card to judge, not an admin): answered in the shape of every
+    error, and recorded as the refusals above are."""
+    refused(request.method, request.path, status, message)
+    return jsonify({"error": message, "errors": errors or []}), status
+
+
 def install(app: Flask) -> None:
     @app.errorhandler(BadRequest)
     def bad_request(exc: BadRequest):

@@ -14,7 +14,7 @@ from html import escape
 from flask import Blueprint, current_app, g, jsonify, request
 from spectree import Response
 
-from api.errors import BadRequest
+from api.errors import BadRequest, refusal_answer
 from api.identity import Caller
 from api.schema import (ANYONE, Click, Error, Feedback, Health, SearchBody, SearchParams, SearchResult,
                         SuggestParams, Suggestions, spec)
@@ -147,7 +147,7 @@ def click():
     """A result of a search was opened: counted on that search's log line (for click-through by rank)."""
     body: Click = request.context.json
     if not _evident()["searchlog"].click(body.search_id, redact(body.url), body.rank):
-        return jsonify({"error": f"search_id: no search {body.search_id!r} in the search log", "errors": []}), 404
+        return refusal_answer(404, f"search_id: no search {body.search_id!r} in the search log")
     return "", 204
 
 
@@ -161,7 +161,7 @@ def feedback():
     kept = _evident()["searchlog"].feedback(body.search_id, body.helpful)
     if not kept:
         reason = "no search with that id in the search log" if kept is None else "that search showed no answer card"
-        return jsonify({"error": f"search_id {body.search_id!r}: {reason}", "errors": []}), 404
+        return refusal_answer(404, f"search_id {body.search_id!r}: {reason}")
     return "", 204
 
 

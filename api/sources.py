@@ -14,6 +14,7 @@ from spectree import Response
 
 from api.admin import REFUSED, admins_only
 from api.admin_schema import Removed, Source, Sources, SyncQueued
+from api.errors import refusal_answer
 from api.schema import ADMINS, Error, spec, true_or_false
 from core.jobs import JobStore
 from core.sources import SourceStore
@@ -56,7 +57,7 @@ def _jobs() -> JobStore:
 
 
 def _missing(name: str):
-    return jsonify({"error": f"no source named {name!r}", "errors": []}), 404
+    return refusal_answer(404, f"no source named {name!r}")
 
 
 @sources.get("/api/admin/sources")
@@ -79,8 +80,7 @@ def add():
         registry.refuse_private_urls(body.options, allowed)
         entry = registry.register(_store(), body.name, body.kind, dict(body.options), body.every)
     except registry.RegistrationError as exc:
-        return jsonify({"error": f"source {body.name!r}: {exc}",
-                        "errors": [{"parameter": exc.parameter, "reason": str(exc)}]}), 400
+        return refusal_answer(400, f"source {body.name!r}: {exc}", [{"parameter": exc.parameter, "reason": str(exc)}])
     return jsonify(registry.describe(_store(), _jobs(), entry)), 201
 
 

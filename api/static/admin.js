@@ -80,12 +80,12 @@ function render(data) {
   show("errors", row("th", "file", "reason", ""), ...data.errors.map(e => row("td", e.file, e.reason,
        e.path ? el("button", {class: "retry", "data-job": e.job, "data-file": e.file}, "Retry") : "")));
   const rate = s.searches ? Math.round(100 * s.clicked / s.searches) + "%" : "–";
-  const cards = s.cards || {shown: 0, helpful: 0, not_helpful: 0};  // the askers' word on the answer cards shown
+  const cards = s.cards;  // the answer cards shown, and the askers' word on them
   show("searches", figure("searches", s.searches), figure("with a click", rate), figure("answer cards", cards.shown),
        figure("marked helpful", cards.helpful), figure("marked not helpful", cards.not_helpful),
        el("div", {class: "columns"}, counts("top queries", s.top), counts("zero-hit queries", s.zero_hit),
           counts("no-click queries", s.no_click), counts("first click by rank", s.first_click_by_rank),
-          counts("answers marked not helpful", s.not_helpful || [])));
+          counts("answers marked not helpful", s.not_helpful)));
   document.getElementById("updated").textContent = "updated " + new Date().toLocaleTimeString();
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import socket
 from datetime import datetime
 
@@ -242,9 +243,10 @@ def test_each_search_and_click_is_logged_for_the_search_dashboard(app, client, s
     assert entry["clicks"] == 2 and entry["first_click_rank"] == 2 and entry["clicked_url"] == clicked["url"]
 
 
-def test_the_asker_can_say_whether_the_answer_card_answered(app, client, stores, sample_corpus):
+def test_the_asker_can_say_whether_the_answer_card_answered(app, client, stores, sample_corpus, caplog):
     """A search with a card takes the asker's word on it, kept on its log line; one without a card refuses it with a
-    404 saying so, as does a search id the log never saw; a body without the word is a 400 naming it."""
+    404 saying so, as does a search id the log never saw, each refusal recorded; a body without the word is a 400
+    naming it."""
     log_index = app.extensions["evident"]["settings"].opensearch.searchlog_index
     answered = client.get("/api/search", query_string={"q": "Wann verfällt der Resturlaub?"}).get_json()
     assert answered["answer"] is not None
@@ -254,8 +256,10 @@ def test_the_asker_can_say_whether_the_answer_card_answered(app, client, stores,
     assert entry["feedback"] == "not_helpful" and entry["answer_id"] == answered["answer"]["evidence_id"]
     assert entry["answer_title"] == answered["answer"]["title"]
     nothing = client.get("/api/search", query_string={"q": "xyzzyplugh"}).get_json()
-    refused = client.post("/api/feedback", json={"search_id": nothing["search_id"], "helpful": True})
+    with caplog.at_level(logging.INFO):
+        refused = client.post("/api/feedback", json={"search_id": nothing["search_id"], "helpful": True})
     assert refused.status_code == 404 and "showed no answer card" in refused.get_json()["error"]
+    assert any("/api/feedback refused with 404" in r.getMessage() for r in caplog.records)
     unknown = client.post("/api/feedback", json={"search_id": "0" * 32, "helpful": True})
     assert unknown.status_code == 404 and "no search" in unknown.get_json()["error"]
     wordless = client.post("/api/feedback", json={"search_id": answered["search_id"]})
@@ -267,9 +271,11 @@ def test_the_asker_can_say_whether_the_answer_card_answered(app, client, stores,
     ({"search_id": "../../_delete", "url": "u", "rank": 1}, 400),
     ({"search_id": "abc", "url": "u", "rank": 0}, 400),
 ])
-def test_a_click_on_no_known_search_is_refused(client, sample_corpus, body, status):
-    response = client.post("/api/click", json=body)
+def test_a_click_on_no_known_search_is_refused(client, sample_corpus, caplog, body, status):
+    with caplog.at_level(logging.INFO):
+        response = client.post("/api/click", json=body)
     assert response.status_code == status and response.get_json()["error"]
+    assert any(f"/api/click refused with {status}" in r.getMessage() for r in caplog.records)  # recorded
 
 
 @pytest.fixture
